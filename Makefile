@@ -1,0 +1,45 @@
+# neardup — every target that needs Python creates .venv and installs the project on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+export PYSPARK_PYTHON := $(abspath $(BIN)/python)
+
+.PHONY: run test test-fast lint bench golden clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## make run: fingerprint and cluster the bundled sample documents
+run: $(STAMP)
+	$(BIN)/neardup fingerprint --preset ditto/2 samples/
+	@echo
+	$(BIN)/neardup cluster --preset ditto/2 -k 3 --min 2 samples/
+
+## make test: lint, then every test
+test: $(STAMP) lint
+	$(BIN)/python -m pytest -q
+
+## make test-fast: kernel tests only, no JVM
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not spark"
+
+lint: $(STAMP)
+	$(BIN)/ruff check neardup_udfs jobs tests bench
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_ditto.py
+
+## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
+golden:
+	cp ../shared/golden/generated-ditto.json tests/golden/
+	cp ../shared/golden/unicode-15.0.0-go-and-semblance-tables.json tests/golden/
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

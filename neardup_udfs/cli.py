@@ -1,0 +1,183 @@
+"""The ``neardup`` command: fingerprint and cluster files on one machine (mirrors ditto's CLI).
+
+Exit status: 0 on success; 2 when any path could not be read or an option is wrong (each
+problem is one line on stderr; the readable inputs are still processed and printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import NoReturn, TextIO
+
+from neardup_udfs import __version__
+from neardup_udfs.kernels.hamming_index import Index
+from neardup_udfs.kernels.simhash import format_hex
+from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+STDIN_ID = "stdin"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"neardup: error: {message}\n")
+
+
+@dataclass
+class Inputs:
+    """Documents read from the command line, in argument order, and the paths that failed."""
+
+    docs: list[tuple[str, bytes]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _walk(top: str) -> Iterator[str]:
+    """Files under ``top`` in lexical order, depth first (Go ``filepath.WalkDir``).
+
+    Symlinks inside the tree are followed to regular files only; links to directories and
+    broken links are skipped.
+    """
+    with os.scandir(top) as it:
+        entries = sorted(it, key=lambda e: os.fsencode(e.name))
+    for e in entries:
+        path = os.path.join(top, e.name)
+        if e.is_symlink():
+            if os.path.isfile(path):
+                yield path
+        elif e.is_dir():
+            yield from _walk(path)
+        elif e.is_file():
+            yield path
+
+
+def read_inputs(paths: Sequence[str], stdin: TextIO | None = None) -> Inputs:
+    """Read every path as raw bytes; directories expand to the files under them.
+
+    Notes:
+        No paths, or ``-``, reads standard input as one document with id ``stdin``. A path
+        that cannot be read is recorded as an error line naming it; reading goes on.
+    """
+    out = Inputs()
+    stream = stdin if stdin is not None else sys.stdin
+    for path in paths or ["-"]:
+        if path == "-":
+            out.docs.append((STDIN_ID, stream.buffer.read()))
+            continue
+        try:
+            files = list(_walk(path)) if os.path.isdir(path) else [path]
+        except OSError as e:
+            out.errors.append(f"cannot read {path!r}: {e.strerror or e}")
+            continue
+        for f in files:
+            try:
+                with open(f, "rb") as fh:
+                    out.docs.append((f, fh.read()))
+            except OSError as e:
+                out.errors.append(f"cannot read {f!r}: {e.strerror or e}")
+    return out
+
+
+def _pipeline(args: argparse.Namespace) -> Pipeline:
+    options = {"char": args.char, "word": args.word}
+    return resolve(args.preset, **{k: v for k, v in options.items() if v is not None})
+
+
+def _report_errors(errors: Sequence[str]) -> int:
+    for line in errors:
+        print(f"neardup: {line}", file=sys.stderr)
+    return EXIT_USAGE if errors else EXIT_OK
+
+
+def _cmd_fingerprint(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    inputs = read_inputs(args.paths)
+    fps = pipeline.fingerprint_batch([d for _, d in inputs.docs])
+    out = sys.stdout
+    for (doc_id, _), fp in zip(inputs.docs, fps, strict=True):
+        out.write(f"{format_hex(int(fp))}\t{doc_id}\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
+def _cmd_cluster(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    inputs = read_inputs(args.paths)
+    fps = pipeline.fingerprint_batch([d for _, d in inputs.docs])
+    index = Index(args.k)
+    for (doc_id, _), fp in zip(inputs.docs, fps, strict=True):
+        index.add(doc_id, int(fp))
+    families = index.clusters(args.k, args.min)
+    out = sys.stdout
+    out.write(
+        f"{len(index)} document(s), {len(families)} near-duplicate cluster(s) at k={index.k}"
+        f" ({pipeline.id}):\n"
+    )
+    for i, family in enumerate(families, 1):
+        out.write(f"\n[{i}] {len(family)} members\n")
+        for doc_id in family:
+            out.write(f"  {doc_id}\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
+def _cmd_version(args: argparse.Namespace) -> int:
+    print(f"neardup {__version__}")
+    for name in preset_names():
+        p = get_preset(name)
+        print(f"  {name}\tversion={p.version}\t{p.description}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``neardup`` argument parser."""
+    parser = _Parser(prog="neardup", description="Near-duplicate fingerprints and families.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def add_pipeline_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default="ditto/2", help="pipeline preset (default ditto/2)")
+        p.add_argument("--char", type=int, default=None, help="ditto/2: char n-gram size")
+        p.add_argument("--word", type=int, default=None, help="ditto/2: word n-gram size")
+        p.add_argument("paths", nargs="*", help="files or directories; none or '-' = stdin")
+
+    fp = sub.add_parser("fingerprint", aliases=["fp"], help="print '<hex>\\t<path>' per document")
+    add_pipeline_options(fp)
+    fp.set_defaults(func=_cmd_fingerprint)
+
+    cl = sub.add_parser("cluster", help="print near-duplicate families")
+    cl.add_argument("-k", type=int, default=3, help="max Hamming distance (default 3)")
+    cl.add_argument("--min", type=int, default=2, help="smallest family printed (default 2)")
+    add_pipeline_options(cl)
+    cl.set_defaults(func=_cmd_cluster)
+
+    ver = sub.add_parser("version", help="package version and registered presets")
+    ver.set_defaults(func=_cmd_version)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except PresetError as e:
+        print(f"neardup: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error of ours.
+        sys.stderr.close()
+        return EXIT_OK
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Shared fixtures: golden vectors (copied into tests/golden by `make golden`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).parent
+sys.path.insert(0, str(TESTS))  # the naive oracle lives beside the tests
+
+
+@pytest.fixture(scope="session")
+def ditto_golden() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((TESTS / "golden" / "generated-ditto.json").read_text())
+    return data
+
+
+@pytest.fixture(scope="session")
+def golden_inputs(ditto_golden: dict[str, Any]) -> list[tuple[str, bytes]]:
+    return [(i["id"], bytes.fromhex(i["hex"])) for i in ditto_golden["inputs"]]

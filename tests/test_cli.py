@@ -1,0 +1,138 @@
+"""The `neardup` command, run as a subprocess like a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import neardup_udfs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+LOCKED = b"Your apple id has been locked. Please verify your account now"
+
+
+def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup_udfs", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    )
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    (tmp_path / "b.txt").write_bytes(LOCKED + b".")
+    (tmp_path / "a.txt").write_bytes(LOCKED + b"!")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "c.html").write_bytes(b"<p>A completely different page about gardening and roses.</p>")
+    (sub / "bad.bin").write_bytes(b"caf\xe9 \xff\xfe")
+    return tmp_path
+
+
+def test_fingerprint_files_in_argument_order(corpus: Path) -> None:
+    a, b = corpus / "a.txt", corpus / "b.txt"
+    res = run("fingerprint", "--preset", "ditto/2", str(b), str(a))
+    assert res.returncode == 0 and res.stderr == ""
+    want = [
+        f"{neardup_udfs.fingerprint(b.read_bytes()):016x}\t{b}",
+        f"{neardup_udfs.fingerprint(a.read_bytes()):016x}\t{a}",
+    ]
+    assert res.stdout.splitlines() == want
+    assert res.stdout.splitlines()[0].startswith("b2554760d0dec1db")  # ditto README value
+
+
+def test_directory_expands_sorted_depth_first(corpus: Path) -> None:
+    res = run("fp", str(corpus))
+    assert res.returncode == 0
+    paths = [line.split("\t")[1] for line in res.stdout.splitlines()]
+    assert paths == [str(corpus / p) for p in ["a.txt", "b.txt", "sub/bad.bin", "sub/c.html"]]
+
+
+def test_stdin_and_dash(corpus: Path) -> None:
+    want = f"{neardup_udfs.fingerprint(b'hello there'):016x}\tstdin\n"
+    assert run("fingerprint", stdin=b"hello there").stdout == want
+    assert run("fingerprint", "-", stdin=b"hello there").stdout == want
+
+
+def test_char_and_word_options(corpus: Path) -> None:
+    a = corpus / "a.txt"
+    res = run("fingerprint", "--char", "3", "--word", "1", str(a))
+    fp = neardup_udfs.fingerprint(a.read_bytes(), char=3, word=1)
+    assert res.stdout == f"{fp:016x}\t{a}\n"
+
+
+def test_cluster_listing(corpus: Path) -> None:
+    res = run("cluster", "--preset", "ditto/2", "-k", "3", str(corpus))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == (
+        "4 document(s), 1 near-duplicate cluster(s) at k=3 (ditto/2):\n"
+        "\n[1] 2 members\n"
+        f"  {corpus / 'a.txt'}\n"
+        f"  {corpus / 'b.txt'}\n"
+    )
+    singles = run("cluster", "-k", "3", "--min", "1", str(corpus))
+    assert "4 document(s), 3 near-duplicate cluster(s) at k=3" in singles.stdout
+
+
+def test_unreadable_path_is_named_and_others_still_processed(corpus: Path) -> None:
+    missing = corpus / "missing.txt"
+    res = run("fingerprint", str(missing), str(corpus / "a.txt"))
+    assert res.returncode == 2
+    assert res.stdout.count("\n") == 1 and res.stdout.endswith(f"\t{corpus / 'a.txt'}\n")
+    assert res.stderr.strip().splitlines() == [
+        f"neardup: cannot read '{missing}': No such file or directory"
+    ]
+
+
+def test_os_error_other_than_missing_is_reported(corpus: Path) -> None:
+    bogus = corpus / "a.txt" / "inner"  # a file used as a directory
+    res = run("fingerprint", str(bogus), str(corpus / "b.txt"))
+    assert res.returncode == 2 and res.stdout.endswith(f"\t{corpus / 'b.txt'}\n")
+    assert res.stderr == f"neardup: cannot read '{bogus}': Not a directory\n"
+
+
+def test_directory_given_where_a_file_is_read_is_reported(corpus: Path) -> None:
+    res = run("cluster", str(corpus / "missing-dir"), str(corpus))
+    assert res.returncode == 2
+    assert "missing-dir" in res.stderr and "4 document(s)" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["fingerprint", "--preset", "nope"], "unknown preset 'nope'"),
+        (["fingerprint", "--char", "x"], "argument --char: invalid int value: 'x'"),
+        (["cluster", "--word", "99999"], "option 'word' of preset 'ditto/2' must be in"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "the following arguments are required: command"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(args: list[str], message: str) -> None:
+    res = run(*args)
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], res.stderr
+    assert res.stdout == ""
+
+
+def test_version_lists_presets() -> None:
+    res = run("version")
+    assert res.returncode == 0
+    assert res.stdout.splitlines()[0] == f"neardup {neardup_udfs.__version__}"
+    assert "ditto/2\tversion=ditto/2" in res.stdout
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "neardup"
+    res = subprocess.run([str(script), "version"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and res.stdout.startswith("neardup ")
