@@ -29,7 +29,7 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not spark"
 
 lint: $(STAMP)
-	$(BIN)/ruff check neardup_udfs jobs tests bench
+	$(BIN)/ruff check $(wildcard neardup_udfs jobs tests bench)
 	$(BIN)/mypy
 
 bench: $(STAMP)
