@@ -65,12 +65,14 @@ def test_features_char4(
     assert checked >= 30
 
 
+@pytest.mark.parametrize("engine", ["numba", "numpy"])
 @pytest.mark.parametrize("field", sorted(VARIANTS))
 def test_fingerprint_variants(
-    ditto_golden: dict[str, Any], golden_inputs: list[tuple[str, bytes]], field: str
+    ditto_golden: dict[str, Any], golden_inputs: list[tuple[str, bytes]], field: str, engine: str
 ) -> None:
     char_n, word_n = VARIANTS[field]
-    got = fingerprints([d for _, d in golden_inputs], char_n=char_n, word_n=word_n)
+    docs = [d for _, d in golden_inputs]
+    got = fingerprints(docs, char_n=char_n, word_n=word_n, engine=engine)  # type: ignore[arg-type]
     for (doc_id, data), fp in zip(golden_inputs, got, strict=True):
         want = ditto_golden["per_input"][doc_id][field]
         assert format_hex(int(fp)) == want, (field, doc_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from neardup_udfs.kernels.hashing import fnv1a64, fnv1a64_spans
 from neardup_udfs.kernels.simhash import sum_features, vote
 
 from oracle import naive_features, naive_fingerprint
+
+ENGINES = ("numba", "numpy")
 
 # Text built from pieces that stress each step: tags, stray angles, Go-only spaces, case
 # specials, combining marks, CJK, emoji, ZWJ, and invalid UTF-8 bytes.
@@ -62,10 +65,16 @@ sizes = st.tuples(st.integers(0, 6), st.integers(0, 4))
 @given(st.lists(documents, max_size=8), sizes)
 def test_batch_equals_naive(docs: list[bytes], size: tuple[int, int]) -> None:
     char_n, word_n = size
-    got = fingerprints(docs, char_n=char_n, word_n=word_n)
-    assert got.dtype == np.uint64 and len(got) == len(docs)
     want = [naive_fingerprint(d, char_n, word_n) for d in docs]
-    assert [int(x) for x in got] == want
+    for engine in ENGINES:
+        got = fingerprints(docs, char_n=char_n, word_n=word_n, engine=engine)
+        assert got.dtype == np.uint64 and len(got) == len(docs)
+        assert [int(x) for x in got] == want, engine
+
+
+def test_unknown_engine_is_refused() -> None:
+    with pytest.raises(ValueError, match="engine must be 'numba' or 'numpy', got 'gpu'"):
+        fingerprints(["x"], engine="gpu")  # type: ignore[arg-type]
 
 
 @settings(max_examples=200, deadline=None)
@@ -142,6 +151,7 @@ def test_large_batch_equals_naive_across_blocks() -> None:
         for _ in range(1500)
     ]
     docs[10] = b"z" * 300_000  # one document larger than a block
-    got = fingerprints(docs)
+    numpy_path = fingerprints(docs, engine="numpy")
+    assert np.array_equal(numpy_path, fingerprints(docs, engine="numba"))
     sample = list(range(0, 1500, 97)) + [10]
-    assert [int(got[i]) for i in sample] == [naive_fingerprint(docs[i]) for i in sample]
+    assert [int(numpy_path[i]) for i in sample] == [naive_fingerprint(docs[i]) for i in sample]
