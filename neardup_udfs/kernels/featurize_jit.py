@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit  # type: ignore[import-untyped]
+from numba import njit
 
 from neardup_udfs.kernels.hashing import FNV64_OFFSET, FNV64_PRIME
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import AnyStr
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, AnyStr
 
 from neardup_udfs.kernels.text import go_collapse_spaces, go_lower, to_go_str
 
@@ -11,15 +13,30 @@ __all__ = ["normalize", "normalize_utf8", "strip_tags"]
 
 # A "<" opens a tag only when the next character is ASCII "/", "!", "?" or a letter.
 _TAG_START = "<(?=[/!?A-Za-z])"
-_EDGE = {str: re.compile(_TAG_START + "|>"), bytes: re.compile((_TAG_START + "|>").encode())}
-_OPEN = {str: re.compile(_TAG_START), bytes: re.compile(_TAG_START.encode())}
-# A tag whose body holds no "<" or ">": the common, non-nested case.
-_SIMPLE = {
-    str: re.compile(_TAG_START + "[^<>]*>"),
-    bytes: re.compile((_TAG_START + "[^<>]*>").encode()),
-}
-_LT = {str: "<", bytes: b"<"}
-_SPACE = {str: " ", bytes: b" "}
+
+
+@dataclass(frozen=True)
+class _Syntax:
+    """Tag patterns for one string type (str or bytes)."""
+
+    edge: re.Pattern[Any]  # a tag opening or any ">"
+    opening: re.Pattern[Any]  # a tag opening
+    simple: re.Pattern[Any]  # a whole tag whose body holds no "<" or ">"
+    lt: Any
+    space: Any
+
+    @classmethod
+    def of(cls, conv: Callable[[str], Any]) -> _Syntax:
+        return cls(
+            re.compile(conv(_TAG_START + "|>")),
+            re.compile(conv(_TAG_START)),
+            re.compile(conv(_TAG_START + "[^<>]*>")),
+            conv("<"),
+            conv(" "),
+        )
+
+
+_SYNTAX = {str: _Syntax.of(str), bytes: _Syntax.of(str.encode)}
 
 
 def strip_tags(text: AnyStr) -> AnyStr:
@@ -36,27 +53,26 @@ def strip_tags(text: AnyStr) -> AnyStr:
         >>> strip_tags("a<b>c")
         'a c'
     """
-    kind = type(text)
-    if _LT[kind] not in text:
+    syn = _SYNTAX[type(text)]
+    if syn.lt not in text:
         return text
     # Fast path: replacing every simple tag by one space is exact unless a tag opening
     # survives it (a nested or unclosed tag), which the replacement cannot create.
-    simple = _SIMPLE[kind].sub(_SPACE[kind], text)
-    if not _OPEN[kind].search(simple):
+    simple: AnyStr = syn.simple.sub(syn.space, text)
+    if not syn.opening.search(simple):
         return simple
-    out = []
+    out: list[AnyStr] = []
     depth = 0
     pos = 0
-    lt = _LT[kind]
-    for m in _EDGE[kind].finditer(text):
+    for m in syn.edge.finditer(text):
         i = m.start()
-        if text[i : i + 1] == lt:
+        if text[i : i + 1] == syn.lt:
             if depth == 0:
                 out.append(text[pos:i])
             depth += 1
         elif depth > 0:
             depth -= 1
-            out.append(_SPACE[kind])
+            out.append(syn.space)
             if depth == 0:
                 pos = i + 1
     if depth == 0:
