@@ -6,7 +6,10 @@ STAMP  := $(VENV)/.installed
 
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: run test test-fast lint bench golden clean
+.PHONY: run test test-fast lint bench golden clean fingerprint
+
+INPUT  ?= samples
+OUTPUT ?= out/fingerprints
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +22,11 @@ run: $(STAMP)
 	$(BIN)/neardup fingerprint --preset ditto/2 samples/
 	@echo
 	$(BIN)/neardup cluster --preset ditto/2 -k 3 --min 2 samples/
+
+## make fingerprint INPUT=... OUTPUT=...: the Spark fingerprint job in local mode
+fingerprint: $(STAMP)
+	$(BIN)/spark-submit --properties-file conf/spark-local.conf jobs/fingerprint.py \
+		--input $(INPUT) --output $(OUTPUT) $(ARGS)
 
 ## make test: lint, then every test
 test: $(STAMP) lint
@@ -41,5 +49,5 @@ golden:
 	cp ../shared/golden/unicode-15.0.0-go-and-semblance-tables.json tests/golden/
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis out
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

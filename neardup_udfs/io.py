@@ -1,0 +1,65 @@
+"""Readers and writers shared by the jobs."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from neardup_udfs.schemas import DOC_ID, TEXT
+
+__all__ = ["INPUT_FORMATS", "InputError", "read_documents", "write_manifest"]
+
+INPUT_FORMATS = ("text", "jsonl", "parquet")
+
+
+class InputError(ValueError):
+    """The input cannot be read as asked; the message names the path, format or column."""
+
+
+def read_documents(
+    spark: SparkSession, path: str, fmt: str, id_col: str | None, text_col: str
+) -> DataFrame:
+    """Documents as a DataFrame of ``doc_id`` (string) and ``text`` (string or binary).
+
+    Notes:
+        ``text``: every file under ``path`` (recursively) is one document, read as raw bytes,
+        its id the file's URI. ``jsonl`` / ``parquet``: ``id_col`` and ``text_col`` name the
+        columns (``id_col`` is required: ids must be stable across runs). Other columns are
+        dropped here.
+    """
+    if fmt == "text":
+        df = (
+            spark.read.format("binaryFile")
+            .option("recursiveFileLookup", "true")
+            .load(path)
+            .select(F.col("path").alias(DOC_ID), F.col("content").alias(TEXT))
+        )
+        return df
+    if fmt not in INPUT_FORMATS:
+        raise InputError(f"input format {fmt!r} is not one of {', '.join(INPUT_FORMATS)}")
+    if not id_col:
+        raise InputError(f"--id-col is required for input format {fmt!r}")
+    df = spark.read.json(path) if fmt == "jsonl" else spark.read.parquet(path)
+    missing = [c for c in (id_col, text_col) if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"input {path!r} has no column {missing[0]!r} (columns: {', '.join(df.columns)})"
+        )
+    return df.select(F.col(id_col).cast("string").alias(DOC_ID), F.col(text_col).alias(TEXT))
+
+
+def write_manifest(output_dir: str, manifest: Mapping[str, Any]) -> str:
+    """Write ``_MANIFEST.json`` into a local output directory (last, so it marks completion)."""
+    path = os.path.join(output_dir, "_MANIFEST.json")
+    os.makedirs(output_dir, exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return path

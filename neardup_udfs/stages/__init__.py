@@ -1,0 +1,1 @@
+"""DataFrame -> DataFrame transforms, one module per stage."""

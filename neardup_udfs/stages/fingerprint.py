@@ -1,0 +1,51 @@
+"""The fingerprint stage: documents in, one fingerprint per document out, rejects apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from neardup_udfs.presets import Pipeline
+from neardup_udfs.schemas import DOC_ID, FINGERPRINT, FINGERPRINT_HEX, PIPELINE, REASON, TEXT
+from neardup_udfs.udfs import fingerprint_udf
+
+__all__ = ["Fingerprinted", "fingerprint", "to_hex"]
+
+
+@dataclass(frozen=True)
+class Fingerprinted:
+    """The stage's two outputs: every input row is in exactly one of them."""
+
+    fingerprints: DataFrame  # doc_id, fingerprint, fingerprint_hex, pipeline
+    rejects: DataFrame  # doc_id, reason
+
+
+def to_hex(col: Column) -> Column:
+    """A bigint fingerprint as 16 lowercase hex digits (its unsigned 64-bit value)."""
+    return F.lpad(F.lower(F.hex(col)), 16, "0")
+
+
+def fingerprint(docs: DataFrame, pipeline: Pipeline) -> Fingerprinted:
+    """Fingerprint ``docs`` (columns ``doc_id``, ``text``) with ``pipeline``.
+
+    Notes:
+        Rows with a null ``doc_id`` or a null ``text`` go to ``rejects`` with a reason; all
+        others get a fingerprint. Every output row carries the pipeline id.
+    """
+    reason = (
+        F.when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
+        .when(F.col(TEXT).isNull(), F.lit("null text"))
+        .otherwise(F.lit(None).cast("string"))
+    )
+    tagged = docs.select(DOC_ID, TEXT, reason.alias(REASON))
+    rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
+    fp = fingerprint_udf(pipeline)(F.col(TEXT))
+    good = (
+        tagged.where(F.col(REASON).isNull())
+        .select(DOC_ID, fp.alias(FINGERPRINT))
+        .withColumn(FINGERPRINT_HEX, to_hex(F.col(FINGERPRINT)))
+        .withColumn(PIPELINE, F.lit(pipeline.id))
+    )
+    return Fingerprinted(good, rejects)

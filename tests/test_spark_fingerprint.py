@@ -1,0 +1,186 @@
+"""The fingerprint UDF, stage and job on a local SparkSession."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from chispa import assert_df_equality
+
+import neardup_udfs
+from neardup_udfs.io import InputError
+from neardup_udfs.kernels.simhash import format_hex
+from neardup_udfs.presets import resolve
+from neardup_udfs.stages.fingerprint import fingerprint
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "jobs"))
+
+import fingerprint as fingerprint_job  # noqa: E402
+
+TEXTS = [
+    "Your apple id has been locked. Please verify your account now.",
+    "<p>Your Apple ID has been locked.</p> Please verify your account now!",
+    "",
+    "ΣΟΦΟΣ İstanbul 你好",
+    "x" * 5000,
+]
+
+
+def _signed(fp: int) -> int:
+    return fp - 2**64 if fp >= 2**63 else fp
+
+
+def test_stage_equals_kernel_on_strings_and_bytes(spark) -> None:  # type: ignore[no-untyped-def]
+    pipe = resolve("ditto/2")
+    rows = [(f"d{i}", t) for i, t in enumerate(TEXTS)]
+    rows_bin = [(f"d{i}", bytearray(t.encode())) for i, t in enumerate(TEXTS)]
+    rows_bin.append(("bad", bytearray(b"caf\xe9 \xff")))
+    with_bad = TEXTS + [b"caf\xe9 \xff"]
+    want = {f"d{i}": neardup_udfs.fingerprint(t) for i, t in enumerate(TEXTS)}
+    want["bad"] = neardup_udfs.fingerprint(with_bad[-1])
+    for data, schema in [
+        (rows, "doc_id string, text string"),
+        (rows_bin, "doc_id string, text binary"),
+    ]:
+        df = spark.createDataFrame(data, schema)
+        out = fingerprint(df, pipe).fingerprints.collect()
+        got = {r.doc_id: r for r in out}
+        for doc_id, fp in want.items():
+            if doc_id not in got:
+                continue
+            assert got[doc_id].fingerprint == _signed(fp)
+            assert got[doc_id].fingerprint_hex == format_hex(fp)
+            assert got[doc_id].pipeline == "ditto/2"
+        assert len(got) == len(data)
+
+
+def test_batch_boundaries_do_not_matter(spark) -> None:  # type: ignore[no-untyped-def]
+    pipe = resolve("ditto/2", char=3, word=1)
+    rows = [(f"d{i:03d}", f"document {i} " * (i % 7)) for i in range(101)]
+    df = spark.createDataFrame(rows, "doc_id string, text string").repartition(3)
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    old = spark.conf.get(key)
+    spark.conf.set(key, "4")
+    try:
+        got = fingerprint(df, pipe).fingerprints.select("doc_id", "fingerprint")
+        expected = spark.createDataFrame(
+            [(i, _signed(neardup_udfs.fingerprint(t, char=3, word=1))) for i, t in rows],
+            "doc_id string, fingerprint bigint",
+        )
+        assert_df_equality(got, expected, ignore_row_order=True, ignore_nullable=True)
+    finally:
+        spark.conf.set(key, old)
+
+
+def test_nulls_are_rejected_with_a_reason(spark) -> None:  # type: ignore[no-untyped-def]
+    df = spark.createDataFrame(
+        [("a", "text"), (None, "orphan"), ("b", None)], "doc_id string, text string"
+    )
+    out = fingerprint(df, resolve("ditto/2"))
+    assert [r.doc_id for r in out.fingerprints.collect()] == ["a"]
+    rejects = sorted((r.doc_id or "", r.reason) for r in out.rejects.collect())
+    assert rejects == [("", "null doc_id"), ("b", "null text")]
+
+
+def _job_config(**kw) -> fingerprint_job.Config:  # type: ignore[no-untyped-def]
+    return fingerprint_job.Config(**kw)
+
+
+def test_job_on_text_files(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    summary = fingerprint_job.run(spark, _job_config(input=str(ROOT / "samples"), output=str(out)))
+    assert summary.input == summary.fingerprinted == len(os.listdir(ROOT / "samples"))
+    assert summary.rejected == 0
+    rows = spark.read.parquet(str(out / "fingerprints")).collect()
+    for r in rows:
+        path = r.doc_id.removeprefix("file:")
+        assert r.fingerprint_hex == format_hex(neardup_udfs.fingerprint(Path(path).read_bytes()))
+    manifest = json.loads((out / "_MANIFEST.json").read_text())
+    assert manifest["pipeline"] == {"id": "ditto/2", "version": "ditto/2"}
+    assert manifest["counts"]["fingerprinted"] == summary.fingerprinted
+    with pytest.raises(Exception, match="already exists"):
+        fingerprint_job.run(spark, _job_config(input=str(ROOT / "samples"), output=str(out)))
+
+
+def test_job_on_jsonl_with_rejects(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "docs.jsonl"
+    src.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [{"url": "u1", "body": "hello world"}, {"url": "u2"}, {"body": "no id"}]
+        )
+    )
+    cfg = _job_config(
+        input=str(src),
+        output=str(tmp_path / "o"),
+        input_format="jsonl",
+        id_col="url",
+        text_col="body",
+    )
+    summary = fingerprint_job.run(spark, cfg)
+    assert (summary.input, summary.fingerprinted, summary.rejected) == (3, 1, 2)
+    with pytest.raises(InputError, match="has no column 'content'"):
+        fingerprint_job.run(
+            spark,
+            _job_config(
+                input=str(src),
+                output=str(tmp_path / "p"),
+                input_format="jsonl",
+                id_col="url",
+                text_col="content",
+            ),
+        )
+    with pytest.raises(InputError, match="--id-col is required"):
+        fingerprint_job.run(
+            spark, _job_config(input=str(src), output=str(tmp_path / "q"), input_format="jsonl")
+        )
+
+
+def test_spark_submit_end_to_end(tmp_path: Path) -> None:
+    spark_submit = Path(sys.executable).parent / "spark-submit"
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    cmd = [
+        str(spark_submit),
+        "--properties-file",
+        str(ROOT / "conf/spark-local.conf"),
+        str(ROOT / "jobs/fingerprint.py"),
+        "--input",
+        str(ROOT / "samples"),
+        "--output",
+        str(tmp_path / "out"),
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    n = len(os.listdir(ROOT / "samples"))
+    assert f"{n} document(s): {n} fingerprinted, 0 rejected (ditto/2)" in res.stdout
+
+
+def test_job_refuses_bad_preset_before_spark_starts(tmp_path: Path) -> None:
+    res = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "jobs/fingerprint.py"),
+            "--input",
+            "x",
+            "--output",
+            str(tmp_path),
+            "--preset",
+            "ditto/2",
+            "--word",
+            "-1",
+            "--char",
+            "99999",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 2
+    assert "option 'char' of preset 'ditto/2' must be in [0, 1024], got 99999" in res.stderr
