@@ -47,6 +47,7 @@ bench: $(STAMP)
 golden:
 	cp ../shared/golden/generated-ditto.json tests/golden/
 	cp ../shared/golden/unicode-15.0.0-go-and-semblance-tables.json tests/golden/
+	cp ../shared/golden/generated-semblance.json ../shared/golden/semblance-minhash-testdata-golden.json ../shared/golden/semblance-simhash-testdata-golden.json tests/golden/
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis out

@@ -27,6 +27,8 @@ __all__ = [
     "fingerprint_batch",
     "preset_names",
     "resolve",
+    "signature",
+    "signature_batch",
 ]
 
 __version__ = "0.1.0"
@@ -52,3 +54,23 @@ def fingerprint_batch(
         Equal, element by element, to :func:`fingerprint`; vectorised over the batch.
     """
     return resolve(preset, **options).fingerprint_batch(texts)
+
+
+def signature(
+    text: str | bytes, preset: str = "semblance", **options: Any
+) -> npt.NDArray[np.uint64]:
+    """The MinHash signature of ``text`` under a MinHash preset: a uint64 array of k slots.
+
+    Notes:
+        A text with fewer words than the shingle size gets the empty-set signature (every
+        slot ``0xffffffffffffffff``). Options: ``w``, ``k``, ``seed``, ``bands``/``rows`` or
+        ``threshold`` (see :func:`resolve`).
+    """
+    return resolve(preset, **options).signature_batch([text])[0]
+
+
+def signature_batch(
+    texts: Sequence[str | bytes], preset: str = "semblance", **options: Any
+) -> npt.NDArray[np.uint64]:
+    """MinHash signatures of many texts: shape (n, k), row i equal to ``signature(texts[i])``."""
+    return resolve(preset, **options).signature_batch(texts)

@@ -7,13 +7,17 @@ problem is one line on stderr; the readable inputs are still processed and print
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
+
+import numpy as np
 
 from neardup_udfs import __version__
+from neardup_udfs.kernels import minhash
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
@@ -86,9 +90,17 @@ def read_inputs(paths: Sequence[str], stdin: TextIO | None = None) -> Inputs:
     return out
 
 
+_PIPELINE_OPTIONS = ("char", "word", "w", "k", "seed", "bands", "rows", "threshold")
+
+
 def _pipeline(args: argparse.Namespace) -> Pipeline:
-    options = {"char": args.char, "word": args.word}
+    """The pipeline named on the command line; only the options the user gave are passed."""
+    options = {o: getattr(args, o, None) for o in _PIPELINE_OPTIONS}
     return resolve(args.preset, **{k: v for k, v in options.items() if v is not None})
+
+
+def _hex_list(values: Any) -> list[str]:
+    return [format_hex(int(v)) for v in values]
 
 
 def _report_errors(errors: Sequence[str]) -> int:
@@ -112,10 +124,10 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     inputs = read_inputs(args.paths)
     fps = pipeline.fingerprint_batch([d for _, d in inputs.docs])
-    index = Index(args.k)
+    index = Index(args.distance)
     for (doc_id, _), fp in zip(inputs.docs, fps, strict=True):
         index.add(doc_id, int(fp))
-    families = index.clusters(args.k, args.min)
+    families = index.clusters(args.distance, args.min)
     out = sys.stdout
     out.write(
         f"{len(index)} document(s), {len(families)} near-duplicate cluster(s) at k={index.k}"
@@ -127,6 +139,50 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
             out.write(f"  {doc_id}\n")
     out.flush()
     return _report_errors(inputs.errors)
+
+
+def _cmd_signature(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    inputs = read_inputs(args.paths)
+    sigs = pipeline.signature_batch([d for _, d in inputs.docs])
+    keys = pipeline.band_keys_batch(sigs)
+    out = sys.stdout
+    for (doc_id, _), sig, key in zip(inputs.docs, sigs, keys, strict=True):
+        record = {
+            "id": doc_id,
+            "preset": pipeline.id,
+            "signature": _hex_list(sig),
+            "band_keys": _hex_list(key),
+            "empty": minhash.is_empty(sig),
+        }
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
+def _cmd_similarity(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    inputs = read_inputs([args.a, args.b])
+    if len(inputs.docs) != 2:
+        if not inputs.errors:
+            inputs.errors.append("similarity needs exactly two files (a directory expands)")
+        return _report_errors(inputs.errors)
+    (id_a, a), (id_b, b) = inputs.docs
+    sa, sb = pipeline.signature_batch([a, b])
+    ka, kb = pipeline.band_keys_batch(np.stack([sa, sb]))
+    shared = int(np.count_nonzero(ka == kb))
+    record = {
+        "a": id_a,
+        "b": id_b,
+        "preset": pipeline.id,
+        "jaccard": minhash.similarity(sa, sb),
+        "containment_a_in_b": minhash.text_containment(sa, sb),
+        "containment_b_in_a": minhash.text_containment(sb, sa),
+        "shared_band_keys": shared,
+        "candidate": shared > 0,
+    }
+    print(json.dumps(record, ensure_ascii=False))
+    return EXIT_OK
 
 
 def _cmd_version(args: argparse.Namespace) -> int:
@@ -142,21 +198,48 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="neardup", description="Near-duplicate fingerprints and families.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def add_pipeline_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--preset", default="ditto/2", help="pipeline preset (default ditto/2)")
+    def simhash_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default="ditto/2", help="simhash preset (default ditto/2)")
         p.add_argument("--char", type=int, default=None, help="ditto/2: char n-gram size")
         p.add_argument("--word", type=int, default=None, help="ditto/2: word n-gram size")
+        p.add_argument("--w", type=int, default=None, help="semblance-simhash: shingle words")
+
+    def minhash_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default="semblance", help="minhash preset (default semblance)")
+        p.add_argument("--w", type=int, default=None, help="words per shingle (default 3)")
+        p.add_argument("--k", type=int, default=None, help="MinHash slots (default 128)")
+        p.add_argument("--seed", type=int, default=None, help="MinHash seed (default 0)")
+        p.add_argument("--bands", type=int, default=None, help="LSH bands (default 16)")
+        p.add_argument("--rows", type=int, default=None, help="LSH rows per band (default 8)")
+        p.add_argument("--threshold", type=float, default=None, help="derive bands/rows")
+
+    def paths(p: argparse.ArgumentParser) -> None:
         p.add_argument("paths", nargs="*", help="files or directories; none or '-' = stdin")
 
     fp = sub.add_parser("fingerprint", aliases=["fp"], help="print '<hex>\\t<path>' per document")
-    add_pipeline_options(fp)
+    simhash_options(fp)
+    paths(fp)
     fp.set_defaults(func=_cmd_fingerprint)
 
     cl = sub.add_parser("cluster", help="print near-duplicate families")
-    cl.add_argument("-k", type=int, default=3, help="max Hamming distance (default 3)")
+    cl.add_argument(
+        "-k", dest="distance", type=int, default=3, help="max Hamming distance (default 3)"
+    )
     cl.add_argument("--min", type=int, default=2, help="smallest family printed (default 2)")
-    add_pipeline_options(cl)
+    simhash_options(cl)
+    paths(cl)
     cl.set_defaults(func=_cmd_cluster)
+
+    sg = sub.add_parser("signature", help="print one JSON MinHash signature per document")
+    minhash_options(sg)
+    paths(sg)
+    sg.set_defaults(func=_cmd_signature)
+
+    sm = sub.add_parser("similarity", help="Jaccard, containment and shared band keys of A, B")
+    minhash_options(sm)
+    sm.add_argument("a")
+    sm.add_argument("b")
+    sm.set_defaults(func=_cmd_similarity)
 
     ver = sub.add_parser("version", help="package version and registered presets")
     ver.set_defaults(func=_cmd_version)

@@ -4,29 +4,34 @@ A preset is a pipeline whose every step is fixed and versioned: anything stored 
 carries :attr:`Pipeline.id`, and two values are comparable only when their ids are equal.
 Changing what a preset computes means a new version string, never a silent change (the
 golden tests make that loud).
+
+Two kinds of preset exist: ``simhash`` presets make one 64-bit fingerprint per text
+(:meth:`Pipeline.fingerprint_batch`), ``minhash`` presets make a k-slot signature and its LSH
+band keys (:meth:`Pipeline.signature_batch`, :meth:`Pipeline.band_keys_batch`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup_udfs.kernels import featurize
+from neardup_udfs.kernels import featurize, lsh, words_jit
 
 __all__ = [
     "Pipeline",
-    "PresetError",
     "Preset",
+    "PresetError",
     "get_preset",
     "preset_names",
     "resolve",
 ]
 
 U64 = npt.NDArray[np.uint64]
+Kind = Literal["simhash", "minhash"]
 
 
 class PresetError(ValueError):
@@ -49,13 +54,19 @@ class Option:
 
 @dataclass(frozen=True)
 class Preset:
-    """A registered pipeline family: name, version string, options and the batch kernel."""
+    """A registered pipeline family: name, version string, options and the batch kernel.
+
+    ``batch(texts, **params)`` gives a uint64 array: shape (n,) for ``simhash`` presets,
+    (n, k) for ``minhash`` presets. ``check(params)`` returns an error message or None.
+    """
 
     name: str
     version: str
+    kind: Kind
     description: str
     options: Mapping[str, Option]
     batch: Callable[..., U64] = field(repr=False)
+    check: Callable[[dict[str, int]], str | None] = field(repr=False, default=lambda p: None)
 
     def defaults(self) -> dict[str, int]:
         return {k: o.default for k, o in self.options.items()}
@@ -63,7 +74,7 @@ class Preset:
 
 @dataclass(frozen=True)
 class Pipeline:
-    """A preset with every option fixed: what gets stored next to its fingerprints."""
+    """A preset with every option fixed: what gets stored next to its values."""
 
     preset: Preset
     params: tuple[tuple[str, int], ...]
@@ -74,27 +85,72 @@ class Pipeline:
         return self.preset.version
 
     @property
+    def kind(self) -> Kind:
+        return self.preset.kind
+
+    @property
     def id(self) -> str:
         """Version plus any non-default option, e.g. ``ditto/2`` or ``ditto/2;char=3,word=1``.
 
         Notes:
-            Fingerprints are comparable exactly when their pipeline ids are equal.
+            Values are comparable exactly when their pipeline ids are equal.
         """
         defaults = self.preset.defaults()
         changed = [f"{k}={v}" for k, v in self.params if defaults[k] != v]
         return self.version + (";" + ",".join(changed) if changed else "")
 
+    def param(self, name: str) -> int:
+        return dict(self.params)[name]
+
+    def _require(self, kind: Kind, what: str) -> None:
+        if self.kind != kind:
+            raise PresetError(f"preset {self.preset.name!r} makes {self.kind} values, not {what}")
+
     def fingerprint_batch(self, texts: Sequence[str | bytes]) -> U64:
-        """Fingerprints of ``texts`` as a uint64 array, in input order."""
+        """64-bit fingerprints of ``texts`` as a uint64 array, in input order."""
+        self._require("simhash", "64-bit fingerprints")
         return self.preset.batch(texts, **dict(self.params))
 
     def fingerprint(self, text: str | bytes) -> int:
         """Fingerprint of one text as an unsigned 64-bit int."""
         return int(self.fingerprint_batch([text])[0])
 
+    def signature_batch(self, texts: Sequence[str | bytes]) -> U64:
+        """MinHash signatures of ``texts``: a uint64 array of shape (n, k)."""
+        self._require("minhash", "MinHash signatures")
+        return self.preset.batch(texts, **dict(self.params))
+
+    def band_keys_batch(self, signatures: U64) -> U64:
+        """LSH band keys of signatures made by this pipeline: shape (n, bands)."""
+        self._require("minhash", "band keys")
+        return lsh.band_keys_batch(signatures, self.param("bands"), self.param("rows"))
+
+    @property
+    def threshold(self) -> float:
+        """The LSH threshold ``(1/bands)**(1/rows)`` of a minhash pipeline."""
+        self._require("minhash", "an LSH threshold")
+        return lsh.threshold(self.param("bands"), self.param("rows"))
+
 
 def _ditto_batch(texts: Sequence[str | bytes], char: int, word: int) -> U64:
     return featurize.fingerprints(texts, char_n=char, word_n=word)
+
+
+def _semblance_batch(
+    texts: Sequence[str | bytes], w: int, k: int, seed: int, bands: int, rows: int
+) -> U64:
+    return words_jit.minhash_batch(texts, k=k, seed=seed, w=w)
+
+
+def _semblance_simhash_batch(texts: Sequence[str | bytes], w: int) -> U64:
+    return words_jit.simhash_batch(texts, w=w)
+
+
+def _check_bands(params: dict[str, int]) -> str | None:
+    bands, rows, k = params["bands"], params["rows"], params["k"]
+    if bands * rows != k:
+        return f"bands x rows must equal k: {bands} x {rows} != {k}"
+    return None
 
 
 _REGISTRY: dict[str, Preset] = {}
@@ -110,12 +166,40 @@ _register(
     Preset(
         name="ditto/2",
         version="ditto/2",
+        kind="simhash",
         description="netstar-labs/ditto: Normalize, rune 4-grams, FNV-1a 64, saturating SimHash",
         options={
             "char": Option(4, 0, 1024, "character n-gram size in runes (<= 0 disables)", True),
             "word": Option(0, 0, 1024, "word n-gram size (<= 0 disables)", True),
         },
         batch=_ditto_batch,
+    )
+)
+_register(
+    Preset(
+        name="semblance",
+        version="semblance/1",
+        kind="minhash",
+        description="ophymx/semblance: word 3-shingles (xxh64 + Mix), 128-slot MinHash, 16x8 LSH",
+        options={
+            "w": Option(3, 1, 1024, "word shingle size"),
+            "k": Option(128, 1, 65535, "MinHash slots"),
+            "seed": Option(0, 0, 2**64 - 1, "MinHash seed"),
+            "bands": Option(16, 1, 65535, "LSH bands"),
+            "rows": Option(8, 1, 65535, "LSH rows per band"),
+        },
+        batch=_semblance_batch,
+        check=_check_bands,
+    )
+)
+_register(
+    Preset(
+        name="semblance-simhash",
+        version="semblance-simhash/1",
+        kind="simhash",
+        description="ophymx/semblance SketchText: word 3-shingles (xxh64 + Mix), unit weights",
+        options={"w": Option(3, 1, 1024, "word shingle size")},
+        batch=_semblance_simhash_batch,
     )
 )
 
@@ -134,6 +218,41 @@ def get_preset(name: str) -> Preset:
         raise PresetError(f"unknown preset {name!r} (known: {known})") from None
 
 
+def _int_option(preset: Preset, key: str, value: Any) -> int:
+    if key not in preset.options:
+        allowed = ", ".join(sorted(preset.options)) or "none"
+        raise PresetError(f"preset {preset.name!r} has no option {key!r} (options: {allowed})")
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise PresetError(
+            f"option {key!r} of preset {preset.name!r} must be an integer, got {value!r}"
+        )
+    opt = preset.options[key]
+    v = int(value)
+    if opt.zero_disables and v < 0:
+        v = 0
+    if not opt.minimum <= v <= opt.maximum:
+        raise PresetError(
+            f"option {key!r} of preset {preset.name!r} must be in [{opt.minimum}, {opt.maximum}],"
+            f" got {v}"
+        )
+    return v
+
+
+def _derive_bands(preset: Preset, params: dict[str, int], options: dict[str, Any]) -> None:
+    """Replace bands/rows by the shape semblance's ``lsh.Params`` picks for ``threshold``."""
+    t = options.pop("threshold")
+    if options.get("bands") is not None or options.get("rows") is not None:
+        raise PresetError(
+            f"preset {preset.name!r}: give either 'threshold' or 'bands'/'rows', not both"
+        )
+    if isinstance(t, bool) or not isinstance(t, int | float) or not 0.0 < float(t) < 1.0:
+        raise PresetError(
+            f"option 'threshold' of preset {preset.name!r} must be in (0, 1), got {t!r}"
+        )
+    k = _int_option(preset, "k", options["k"]) if options.get("k") is not None else params["k"]
+    params["bands"], params["rows"] = lsh.params(k, float(t))
+
+
 def resolve(name: str = "ditto/2", **options: Any) -> Pipeline:
     """A :class:`Pipeline` for preset ``name`` with ``options`` over its defaults.
 
@@ -141,28 +260,27 @@ def resolve(name: str = "ditto/2", **options: Any) -> Pipeline:
         ``None`` values mean "default". An option the preset does not have, a non-integer,
         or a value outside the option's range raises :class:`PresetError` naming the
         option. Options where <= 0 means "disabled" (ditto's n-gram sizes) store any such
-        value as 0.
+        value as 0. MinHash presets also take ``threshold`` (a Jaccard similarity in (0, 1))
+        instead of ``bands``/``rows``: the shape is then derived as semblance's
+        ``lsh.Params(k, threshold)`` does; ``bands x rows`` must equal ``k``. Changing only
+        ``k`` keeps the preset's threshold and derives the shape for the new ``k``.
     """
     preset = get_preset(name)
     params = preset.defaults()
+    options = dict(options)
+    shape_given = any(options.get(o) is not None for o in ("threshold", "bands", "rows"))
+    if preset.kind == "minhash" and options.get("k") is not None and not shape_given:
+        # A new k with no LSH shape keeps the preset's threshold: derive bands x rows for it.
+        options["threshold"] = lsh.threshold(params["bands"], params["rows"])
+    if options.get("threshold") is not None:
+        if preset.kind != "minhash":
+            raise PresetError(f"preset {name!r} has no option 'threshold'")
+        _derive_bands(preset, params, options)
+    options.pop("threshold", None)
     for key, value in options.items():
-        if value is None:
-            continue
-        if key not in preset.options:
-            allowed = ", ".join(sorted(preset.options)) or "none"
-            raise PresetError(f"preset {name!r} has no option {key!r} (options: {allowed})")
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise PresetError(
-                f"option {key!r} of preset {name!r} must be an integer, got {value!r}"
-            )
-        opt = preset.options[key]
-        v = int(value)
-        if opt.zero_disables and v < 0:
-            v = 0
-        if not opt.minimum <= v <= opt.maximum:
-            raise PresetError(
-                f"option {key!r} of preset {name!r} must be in [{opt.minimum}, {opt.maximum}],"
-                f" got {v}"
-            )
-        params[key] = v
+        if value is not None:
+            params[key] = _int_option(preset, key, value)
+    problem = preset.check(params)
+    if problem:
+        raise PresetError(f"preset {name!r}: {problem}")
     return Pipeline(preset, tuple(sorted(params.items())))

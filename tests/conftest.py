@@ -8,8 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 TESTS = Path(__file__).parent
+
+# JIT compilation and a noisy 2-core machine make per-example timings meaningless.
+settings.register_profile("neardup", deadline=None)
+settings.load_profile("neardup")
 sys.path.insert(0, str(TESTS))  # the naive oracle lives beside the tests
 
 

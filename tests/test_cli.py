@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -136,3 +137,38 @@ def test_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "neardup"
     res = subprocess.run([str(script), "version"], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0 and res.stdout.startswith("neardup ")
+
+
+def test_semblance_simhash_fingerprint(corpus: Path) -> None:
+    a = corpus / "a.txt"
+    res = run("fingerprint", "--preset", "semblance-simhash", str(a))
+    fp = neardup_udfs.fingerprint(a.read_bytes(), preset="semblance-simhash")
+    assert res.returncode == 0 and res.stdout == f"{fp:016x}\t{a}\n"
+    bad = run("fingerprint", "--preset", "semblance-simhash", "--char", "3", str(a))
+    assert bad.returncode == 2 and "preset 'semblance-simhash' has no option 'char'" in bad.stderr
+
+
+def test_signature_json_lines(corpus: Path) -> None:
+    a, short = corpus / "a.txt", corpus / "short.txt"
+    short.write_text("two words")
+    res = run("signature", "--preset", "semblance", "--threshold", "0.5", str(a), str(short))
+    assert res.returncode == 0, res.stderr
+    first, second = (json.loads(line) for line in res.stdout.splitlines())
+    sig = neardup_udfs.signature(a.read_bytes(), threshold=0.5)
+    assert first["id"] == str(a) and first["preset"] == "semblance/1;bands=32,rows=4"
+    assert first["signature"] == [f"{int(v):016x}" for v in sig]
+    assert len(first["band_keys"]) == 32 and first["empty"] is False
+    assert second["empty"] is True and set(second["signature"]) == {"f" * 16}
+
+
+def test_similarity(corpus: Path) -> None:
+    res = run("similarity", str(corpus / "a.txt"), str(corpus / "b.txt"))
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["preset"] == "semblance/1"
+    assert out["jaccard"] == 1.0 and out["candidate"] is True and out["shared_band_keys"] == 16
+    assert out["containment_a_in_b"] == out["containment_b_in_a"] == 1.0
+    other = run("similarity", str(corpus / "a.txt"), str(corpus / "sub" / "c.html"))
+    assert json.loads(other.stdout)["jaccard"] < 0.2
+    missing = run("similarity", str(corpus / "a.txt"), str(corpus / "nope"))
+    assert missing.returncode == 2 and "nope" in missing.stderr

@@ -1,8 +1,12 @@
-"""ditto's shingles: character n-grams over runes and word n-grams, as byte spans of a batch.
+"""Shingles: ditto's rune/word n-gram spans of a batch, and semblance's hashed streams.
 
-A batch of normalized documents is one UTF-8 byte buffer plus document offsets; a shingle
-is a span of that buffer. Hashing the spans (``hashing.fnv1a64_spans``) gives ditto's
+ditto: a batch of normalized documents is one UTF-8 byte buffer plus document offsets; a
+shingle is a span of that buffer. Hashing the spans (``hashing.fnv1a64_spans``) gives ditto's
 features with their multiplicity, every occurrence listed once.
+
+semblance: ``char_shingles`` (byte k-grams), ``char_rune_shingles`` (rune k-grams) and
+``word_shingles`` (the tokenizer + Mix fold of every default semblance pipeline), one document
+at a time; the compiled batch forms live in ``words_jit``.
 """
 
 from __future__ import annotations
@@ -11,8 +15,21 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import xxhash
 
-__all__ = ["Spans", "TextBatch", "ditto_spans", "pack_texts"]
+from neardup_udfs.kernels.hashing import mix_fold
+from neardup_udfs.kernels.text import TOKEN_RUN, go_decode, go_lower, to_go_str
+
+__all__ = [
+    "Spans",
+    "TextBatch",
+    "char_rune_shingles",
+    "char_shingles",
+    "ditto_spans",
+    "pack_texts",
+    "word_shingles",
+    "word_tokens",
+]
 
 I64 = npt.NDArray[np.int64]
 
@@ -126,3 +143,84 @@ def ditto_spans(batch: TextBatch, char_n: int, word_n: int) -> Spans:
         np.concatenate([p.start for p in parts]),
         np.concatenate([p.length for p in parts]),
     )
+
+
+# --- semblance's shingles: per-document reference streams -----------------------------------
+
+
+def _as_bytes(text: str | bytes) -> bytes:
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    return bytes(text)
+
+
+def char_shingles(text: str | bytes, k: int) -> list[int]:
+    """semblance ``shingle.Char``: xxh64 of every k-byte window, in order.
+
+    Notes:
+        Byte windows (they may split a multi-byte rune). Fewer than k bytes gives nothing.
+        k <= 0 raises ValueError.
+
+    Example:
+        >>> len(char_shingles(b"abcde", 4))
+        2
+    """
+    if k <= 0:
+        raise ValueError(f"shingle size k must be positive, got {k}")
+    data = _as_bytes(text)
+    return [xxhash.xxh64_intdigest(data[i : i + k]) for i in range(len(data) - k + 1)]
+
+
+def char_rune_shingles(text: str | bytes, k: int) -> list[int]:
+    """semblance ``shingle.CharRunes``: xxh64 of the bytes of every k consecutive runes.
+
+    Notes:
+        Runes are decoded Go-style: an invalid byte is a one-byte rune (its raw byte is
+        hashed). Fewer than k runes gives nothing. k <= 0 raises ValueError.
+    """
+    if k <= 0:
+        raise ValueError(f"shingle size k must be positive, got {k}")
+    data = _as_bytes(text)
+    bounds = [0]
+    for r in go_decode(data):
+        # An invalid byte decodes to U+FFFD but spans exactly one byte of the input.
+        step = len(r.encode("utf-8"))
+        nxt = bounds[-1] + step
+        if r == "\ufffd" and data[bounds[-1] : nxt] != b"\xef\xbf\xbd":
+            nxt = bounds[-1] + 1
+        bounds.append(nxt)
+    return [xxhash.xxh64_intdigest(data[bounds[i] : bounds[i + k]]) for i in range(len(bounds) - k)]
+
+
+def word_tokens(text: str | bytes) -> list[str]:
+    """semblance's tokens: maximal runs of token runes, each lowercased the Go way.
+
+    Notes:
+        Token runes are ASCII letters and digits and, from U+0080 on, every rune of general
+        category L* or N* (frozen Unicode 15.0.0). Everything else separates tokens and is
+        dropped: punctuation, ``_``, spaces, combining marks, emoji, ZWJ, invalid bytes.
+        Lowercasing is Go's simple mapping, rune by rune.
+
+    Example:
+        >>> word_tokens("Don't stop, Ĝis!")
+        ['don', 't', 'stop', 'ĝis']
+    """
+    return [go_lower(t) for t in TOKEN_RUN.findall(to_go_str(text))]
+
+
+def word_shingles(text: str | bytes, w: int) -> list[int]:
+    """semblance ``shingle.Words(text, w)``: Mix-fold of every w consecutive token hashes.
+
+    Notes:
+        Token hash = xxh64 of the lowercased token's UTF-8 bytes. Each window of w token
+        hashes is folded from MIX_INIT (even w = 1 gives ``mix(MIX_INIT, t)``). Fewer than
+        w tokens gives nothing. w <= 0 raises ValueError.
+
+    Example:
+        >>> word_shingles("The quick brown Fox!", 3) == word_shingles("the quick brown fox", 3)
+        True
+    """
+    if w <= 0:
+        raise ValueError(f"word shingle size w must be positive, got {w}")
+    hashes = [xxhash.xxh64_intdigest(t.encode("utf-8")) for t in word_tokens(text)]
+    return [mix_fold(hashes[i : i + w]) for i in range(len(hashes) - w + 1)]

@@ -1,4 +1,5 @@
-"""Charikar SimHash: weighted bit voting, Hamming distance, and a batch form for many documents.
+"""Charikar SimHash: ditto's saturating ``Sum`` and semblance's exact ``Sketch``, Hamming
+distance, a batch vote for many documents, and semblance's wire format.
 
 Reference: M. Charikar, "Similarity estimation techniques from rounding algorithms", STOC 2002.
 """
@@ -10,7 +11,18 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["distance", "distances", "format_hex", "near", "sum_features", "vote"]
+__all__ = [
+    "distance",
+    "distances",
+    "format_hex",
+    "marshal",
+    "near",
+    "sketch",
+    "sketch_text",
+    "sum_features",
+    "unmarshal",
+    "vote",
+]
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -122,3 +134,65 @@ def near(a: int, b: int, k: int) -> bool:
 def format_hex(fp: int) -> str:
     """A fingerprint as 16 lowercase hex digits, zero-padded (ditto ``Fingerprint.String``)."""
     return f"{fp & 0xFFFFFFFFFFFFFFFF:016x}"
+
+
+# --- semblance's flavour: arbitrary integer weights, no saturation -------------------------
+
+WIRE_VERSION = 1
+ALGO_SIMHASH = 2
+
+
+def sketch(features: Iterable[tuple[int, int]]) -> int:
+    """semblance ``simhash.Sketch``: SimHash of ``(hash, weight)`` features, exact counters.
+
+    Notes:
+        Weight n counts as n occurrences; weight 0 is a no-op; a negative weight subtracts
+        (a feature can cancel itself). Bit i is set iff counter i is strictly positive.
+        No features give 0. Unlike ditto's :func:`sum_features`, nothing saturates.
+
+    Example:
+        >>> sketch([(0b1010, 2), (0b1010, -2)])
+        0
+    """
+    counters = [0] * 64
+    for h, w in features:
+        h, w = int(h), int(w)
+        if w == 0:
+            continue
+        for i in range(64):
+            counters[i] += w if (h >> i) & 1 else -w
+    return sum(1 << i for i, c in enumerate(counters) if c > 0)
+
+
+def sketch_text(text: str | bytes, w: int = 3) -> int:
+    """semblance ``simhash.SketchText``: SimHash of ``Words(text, w)``, each weight 1.
+
+    Notes:
+        Repeated shingles accumulate. Fewer than w tokens gives 0; w <= 0 raises ValueError.
+
+    Example:
+        >>> f"{sketch_text('The quick brown fox jumps over the lazy dog', 3):016x}"
+        '52f39a596b4bb5fb'
+    """
+    from neardup_udfs.kernels.shingle import word_shingles
+
+    return sketch((h, 1) for h in word_shingles(text, w))
+
+
+def marshal(fp: int) -> bytes:
+    """semblance wire format of a SimHash: ``[1][2][fp u64 LE]`` (10 bytes)."""
+    return bytes([WIRE_VERSION, ALGO_SIMHASH]) + (int(fp) & 0xFFFFFFFFFFFFFFFF).to_bytes(
+        8, "little"
+    )
+
+
+def unmarshal(data: bytes) -> int:
+    """Decode :func:`marshal` output; ValueError on a length other than 10, or another
+    version or algorithm id."""
+    if len(data) != 10:
+        raise ValueError(f"simhash: data length {len(data)} must be 10")
+    if data[0] != WIRE_VERSION:
+        raise ValueError(f"simhash: unsupported wire version {data[0]}")
+    if data[1] != ALGO_SIMHASH:
+        raise ValueError(f"simhash: algorithm id {data[1]} is not SimHash ({ALGO_SIMHASH})")
+    return int.from_bytes(data[2:], "little")

@@ -16,13 +16,19 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = [
     "GO_DECODE_ERRORS",
+    "TOKEN_RANGES_GE_0X80",
+    "TOKEN_RUN",
     "UNICODE_VERSION",
     "go_decode",
     "go_fields",
     "go_is_space",
     "go_lower",
+    "go_lower_table",
     "to_go_str",
 ]
 
@@ -53,6 +59,24 @@ _SPACE_CLASS = "".join(re.escape(chr(c)) for c in sorted(_SPACE_RUNES))
 _SPACE_RUN = re.compile(f"[{_SPACE_CLASS}]+")
 
 _LOWER: dict[int, int] = {int(a): int(b) for a, b in _tables()["to_lower_map"]}
+
+TOKEN_RANGES_GE_0X80: tuple[tuple[int, int], ...] = tuple(
+    (int(a), int(b)) for a, b in _tables()["token_ranges_ge_0x80"]
+)
+"""semblance's frozen token runes at or above U+0080 (category L* or N*), inclusive ranges."""
+
+
+def _token_class() -> str:
+    parts = ["A-Za-z0-9"]
+    for lo, hi in TOKEN_RANGES_GE_0X80:
+        parts.append(
+            re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        )
+    return "".join(parts)
+
+
+TOKEN_RUN = re.compile(f"[{_token_class()}]+")
+"""A maximal run of semblance token runes (ASCII letters/digits, or L*/N* at U+0080 and up)."""
 
 
 # No code point at or above U+20000 has a case mapping in any Unicode version up to 17.0.
@@ -136,6 +160,14 @@ def go_lower(text: str) -> str:
     if text.isascii() or not any(ch in text for ch in _LOWER_FIXUPS):
         return text.lower()
     return text.translate(_LOWER)
+
+
+def go_lower_table() -> npt.NDArray[np.int32]:
+    """Go's simple lowercase of every code point, as an int32 array indexed by code point."""
+    table = np.arange(0x110000, dtype=np.int32)
+    keys = np.fromiter(_LOWER.keys(), dtype=np.int64, count=len(_LOWER))
+    table[keys] = np.fromiter(_LOWER.values(), dtype=np.int32, count=len(_LOWER))
+    return table
 
 
 def go_is_space(ch: str) -> bool:

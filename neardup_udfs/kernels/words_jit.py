@@ -1,0 +1,319 @@
+"""Compiled semblance word shingles for whole batches, and the sketches built on them.
+
+One pass per document over its raw bytes: Go-style UTF-8 decoding, the frozen token-rune and
+lowercase tables, xxh64 of each lowercased token, the Mix fold over w token hashes, and then
+either the k MinHash permutations or the SimHash bit counts. The per-document reference
+streams are ``shingle.word_shingles`` and ``minhash.signature``; the oracle tests hold this
+module to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from neardup_udfs.kernels.hashing import MIX_INIT, SPLITMIX_GAMMA
+from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
+
+__all__ = ["minhash_batch", "simhash_batch", "word_shingles_batch", "xxh64"]
+
+U64 = npt.NDArray[np.uint64]
+_u = np.uint64
+_P1 = _u(11400714785074694791)
+_P2 = _u(14029467366897019727)
+_P3 = _u(1609587929392839161)
+_P4 = _u(9650029242287828579)
+_P5 = _u(2870177450012600261)
+_MIX_INIT = _u(MIX_INIT)
+_GAMMA = _u(SPLITMIX_GAMMA)
+_MAX = _u(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(inline="always")
+def _rotl(x: np.uint64, r: int) -> np.uint64:
+    return (x << _u(r)) | (x >> _u(64 - r))
+
+
+@njit(inline="always")
+def _read64(b: npt.NDArray[np.uint8], p: int) -> np.uint64:
+    v = _u(0)
+    for i in range(8):
+        v |= _u(b[p + i]) << _u(8 * i)
+    return v
+
+
+@njit(inline="always")
+def _round(acc: np.uint64, lane: np.uint64) -> np.uint64:
+    return _rotl(acc + lane * _P2, 31) * _P1
+
+
+@njit(cache=True, nogil=True)
+def _xxh64(b: npt.NDArray[np.uint8], n: int) -> np.uint64:
+    """XXH64 with seed 0 of ``b[:n]``."""
+    p = 0
+    if n >= 32:
+        v1 = _P1 + _P2
+        v2 = _P2
+        v3 = _u(0)
+        v4 = _u(0) - _P1
+        while p + 32 <= n:
+            v1 = _round(v1, _read64(b, p))
+            v2 = _round(v2, _read64(b, p + 8))
+            v3 = _round(v3, _read64(b, p + 16))
+            v4 = _round(v4, _read64(b, p + 24))
+            p += 32
+        h = _rotl(v1, 1) + _rotl(v2, 7) + _rotl(v3, 12) + _rotl(v4, 18)
+        for v in (v1, v2, v3, v4):
+            h = (h ^ _round(_u(0), v)) * _P1 + _P4
+    else:
+        h = _P5
+    h += _u(n)
+    while p + 8 <= n:
+        h ^= _round(_u(0), _read64(b, p))
+        h = _rotl(h, 27) * _P1 + _P4
+        p += 8
+    if p + 4 <= n:
+        k = _u(b[p]) | (_u(b[p + 1]) << _u(8)) | (_u(b[p + 2]) << _u(16)) | (_u(b[p + 3]) << _u(24))
+        h ^= k * _P1
+        h = _rotl(h, 23) * _P2 + _P3
+        p += 4
+    while p < n:
+        h ^= _u(b[p]) * _P5
+        h = _rotl(h, 11) * _P1
+        p += 1
+    h ^= h >> _u(33)
+    h *= _P2
+    h ^= h >> _u(29)
+    h *= _P3
+    h ^= h >> _u(32)
+    return h
+
+
+@njit(inline="always")
+def _decode(b: npt.NDArray[np.uint8], p: int, end: int) -> tuple[int, int]:
+    """Go's utf8.DecodeRune at p: (rune, size); an invalid byte is (0xFFFD, 1)."""
+    c = b[p]
+    if c < 0x80:
+        return c, 1
+    if 0xC2 <= c <= 0xDF:
+        need, lo, hi, r = 1, 0x80, 0xBF, c & 0x1F
+    elif c == 0xE0:
+        need, lo, hi, r = 2, 0xA0, 0xBF, c & 0x0F
+    elif (0xE1 <= c <= 0xEC) or c == 0xEE or c == 0xEF:
+        need, lo, hi, r = 2, 0x80, 0xBF, c & 0x0F
+    elif c == 0xED:
+        need, lo, hi, r = 2, 0x80, 0x9F, c & 0x0F
+    elif c == 0xF0:
+        need, lo, hi, r = 3, 0x90, 0xBF, c & 0x07
+    elif 0xF1 <= c <= 0xF3:
+        need, lo, hi, r = 3, 0x80, 0xBF, c & 0x07
+    elif c == 0xF4:
+        need, lo, hi, r = 3, 0x80, 0x8F, c & 0x07
+    else:
+        return 0xFFFD, 1
+    if p + need >= end:  # a continuation byte is missing
+        return 0xFFFD, 1
+    if not (lo <= b[p + 1] <= hi):
+        return 0xFFFD, 1
+    r = (r << 6) | (b[p + 1] & 0x3F)
+    for i in range(2, need + 1):
+        if not (0x80 <= b[p + i] <= 0xBF):
+            return 0xFFFD, 1
+        r = (r << 6) | (b[p + i] & 0x3F)
+    return r, need + 1
+
+
+@njit(inline="always")
+def _put(tok: npt.NDArray[np.uint8], n: int, r: int) -> int:
+    """Append rune r to tok[n:] as UTF-8; returns the new length."""
+    if r < 0x80:
+        tok[n] = r
+        return n + 1
+    if r < 0x800:
+        tok[n] = 0xC0 | (r >> 6)
+        tok[n + 1] = 0x80 | (r & 0x3F)
+        return n + 2
+    if r < 0x10000:
+        tok[n] = 0xE0 | (r >> 12)
+        tok[n + 1] = 0x80 | ((r >> 6) & 0x3F)
+        tok[n + 2] = 0x80 | (r & 0x3F)
+        return n + 3
+    tok[n] = 0xF0 | (r >> 18)
+    tok[n + 1] = 0x80 | ((r >> 12) & 0x3F)
+    tok[n + 2] = 0x80 | ((r >> 6) & 0x3F)
+    tok[n + 3] = 0x80 | (r & 0x3F)
+    return n + 4
+
+
+@njit(cache=True, nogil=True)
+def _doc_shingles(
+    b: npt.NDArray[np.uint8],
+    lo: int,
+    hi: int,
+    w: int,
+    is_token: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    tok: npt.NDArray[np.uint8],
+    ring: npt.NDArray[np.uint64],
+    out: npt.NDArray[np.uint64],
+) -> int:
+    """Words(text, w) of b[lo:hi] into out; returns the number of shingles."""
+    count = 0
+    tokens = 0
+    n = 0
+    p = lo
+    while p <= hi:
+        if p < hi:
+            c = b[p]
+            if c < 0x80:
+                r, size = c, 1
+            else:
+                r, size = _decode(b, p, hi)
+        else:
+            r, size = 0x20, 1  # a separator after the end flushes the last token
+        if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
+            r >= 0x80 and is_token[r]
+        ):
+            if r < 0x80:
+                tok[n] = r + 32 if 65 <= r <= 90 else r
+                n += 1
+            else:
+                n = _put(tok, n, lower[r])
+        elif n > 0:
+            ring[tokens % w] = _xxh64(tok, n)
+            tokens += 1
+            n = 0
+            if tokens >= w:
+                acc = _MIX_INIT
+                for i in range(tokens - w, tokens):
+                    acc = (_rotl(acc, 31) ^ ring[i % w]) * _GAMMA
+                out[count] = acc
+                count += 1
+        p += size
+    return count
+
+
+@cache
+def _tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
+    is_token = np.zeros(0x110000, dtype=np.uint8)
+    for lo, hi in TOKEN_RANGES_GE_0X80:
+        is_token[lo : hi + 1] = 1
+    return is_token, go_lower_table()
+
+
+def _pack(texts: Sequence[str | bytes]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    raw = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in texts]
+    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in raw], out=offsets[1:])
+    return np.frombuffer(b"".join(raw), dtype=np.uint8), offsets
+
+
+def _scratch(buf: npt.NDArray[np.uint8], w: int) -> tuple[npt.NDArray[np.uint8], U64]:
+    # A lowercased rune is at most one byte longer than the rune (2 -> 3 bytes).
+    return np.empty(2 * len(buf) + 8, dtype=np.uint8), np.empty(w, dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True)
+def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out):
+    k = len(a)
+    for d in range(len(offsets) - 1):
+        m = _doc_shingles(b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh)
+        sig = out[d]
+        sig[:] = _MAX
+        for j in range(m):
+            x = sh[j]
+            for i in range(k):
+                v = a[i] * x + c[i]
+                if v < sig[i]:
+                    sig[i] = v
+
+
+@njit(cache=True, nogil=True)
+def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out):
+    counts = np.zeros(64, dtype=np.int64)
+    for d in range(len(offsets) - 1):
+        m = _doc_shingles(b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh)
+        counts[:] = 0
+        for j in range(m):
+            x = sh[j]
+            for i in range(64):
+                counts[i] += np.int64((x >> _u(i)) & _u(1))
+        fp = _u(0)
+        for i in range(64):
+            if 2 * counts[i] > m:
+                fp |= _u(1) << _u(i)
+        out[d] = fp
+
+
+@njit(cache=True, nogil=True)
+def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts):
+    total = 0
+    for d in range(len(offsets) - 1):
+        m = _doc_shingles(b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh[total:])
+        counts[d] = m
+        total += m
+    return total
+
+
+def word_shingles_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.NDArray[np.int64]]:
+    """``shingle.word_shingles(t, w)`` of every text, concatenated, with document offsets.
+
+    Returns:
+        ``(hashes, offsets)``: text d's stream is ``hashes[offsets[d]:offsets[d + 1]]``.
+    """
+    if w <= 0:
+        raise ValueError(f"word shingle size w must be positive, got {w}")
+    buf, offsets = _pack(texts)
+    tok, ring = _scratch(buf, w)
+    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    counts = np.zeros(len(texts), dtype=np.int64)
+    total = _shingles_all(buf, offsets, w, *_tables(), tok, ring, sh, counts)
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return sh[:total].copy(), starts
+
+
+def minhash_batch(texts: Sequence[str | bytes], k: int = 128, seed: int = 0, w: int = 3) -> U64:
+    """MinHash signatures of word w-shingles of every text: a uint64 array of shape (n, k).
+
+    Notes:
+        Row d equals ``minhash.signature(shingle.word_shingles(texts[d], w), k, seed)``; a
+        text with fewer than w tokens gets the empty-set signature.
+    """
+    from neardup_udfs.kernels.minhash import params
+
+    if w <= 0:
+        raise ValueError(f"word shingle size w must be positive, got {w}")
+    a, c = params(k, seed)
+    buf, offsets = _pack(texts)
+    tok, ring = _scratch(buf, w)
+    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    out = np.empty((len(texts), k), dtype=np.uint64)
+    _minhash_all(buf, offsets, w, a, c, *_tables(), tok, ring, sh, out)
+    return out
+
+
+def simhash_batch(texts: Sequence[str | bytes], w: int = 3) -> U64:
+    """semblance ``simhash.SketchText(text, w)`` of every text, as a uint64 array.
+
+    Notes:
+        Each word shingle counts once per occurrence (weight 1); fewer than w tokens gives 0.
+    """
+    if w <= 0:
+        raise ValueError(f"word shingle size w must be positive, got {w}")
+    buf, offsets = _pack(texts)
+    tok, ring = _scratch(buf, w)
+    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    out = np.zeros(len(texts), dtype=np.uint64)
+    _simhash_all(buf, offsets, w, *_tables(), tok, ring, sh, out)
+    return out
+
+
+def xxh64(data: bytes) -> int:
+    """XXH64 (seed 0) of ``data`` through the compiled kernel (equals the xxhash package)."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    return int(_xxh64(arr, len(arr)))
