@@ -40,8 +40,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(wildcard neardup_udfs jobs tests bench)
 	$(BIN)/mypy
 
+## make bench: kernel throughput; installs datasketch into the venv for the comparison only
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet datasketch
 	$(BIN)/python bench/bench_ditto.py
+	@echo
+	$(BIN)/python bench/bench_semblance.py
 
 ## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
 golden:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,6 +16,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from corpus import load_corpus  # noqa: E402
+from timing import best_of  # noqa: E402
 
 from neardup_udfs.kernels.featurize import fingerprints  # noqa: E402
 from neardup_udfs.kernels.normalize import normalize_utf8  # noqa: E402
@@ -27,15 +26,6 @@ from oracle import naive_fingerprint  # noqa: E402
 TARGET_RATIO = 20.0
 TARGET_MBPS = 23.0
 NAIVE_BYTES = 1_000_000  # the naive path is slow: time it on the first ~1 MB of documents
-
-
-def best_of(fn: Callable[[], object], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> int:

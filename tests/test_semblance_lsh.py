@@ -17,18 +17,15 @@ from hypothesis import strategies as st
 
 from neardup_udfs.kernels.hashing import mix_fold
 from neardup_udfs.kernels.lsh import (
-    Forest,
-    HammingIndex,
-    Index,
-    Neighbor,
-    Stats,
-    VerifiedIndex,
     band_keys,
     band_keys_batch,
     candidate_probability,
     params,
     threshold,
 )
+from neardup_udfs.kernels.lsh_forest import Forest
+from neardup_udfs.kernels.lsh_hamming import HammingIndex
+from neardup_udfs.kernels.lsh_index import Index, Neighbor, Stats, VerifiedIndex
 from neardup_udfs.kernels.minhash import jaccard
 from neardup_udfs.kernels.simhash import distance
 from neardup_udfs.kernels.unionfind import ClusterSet
