@@ -6,10 +6,12 @@ STAMP  := $(VENV)/.installed
 
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: run test test-fast lint bench golden clean fingerprint
+.PHONY: run test test-fast lint bench golden clean fingerprint dedup
 
 INPUT  ?= samples
-OUTPUT ?= out/fingerprints
+OUTPUT ?= out/dedup
+SPARK_SUBMIT = $(BIN)/spark-submit --properties-file conf/spark-local.conf \
+	--driver-java-options "-Dlog4j2.configurationFile=file:$(abspath conf/log4j2.properties)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,16 +19,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## make run: fingerprint and cluster the bundled sample documents
+## make run: the dedup job on the bundled samples in local mode, then the families it found
 run: $(STAMP)
-	$(BIN)/neardup fingerprint --preset ditto/2 samples/
+	$(SPARK_SUBMIT) jobs/dedup.py --config conf/dedup.toml --input samples --output out/run
 	@echo
-	$(BIN)/neardup cluster --preset ditto/2 -k 3 --min 2 samples/
+	$(BIN)/neardup clusters out/run
+
+## make dedup INPUT=... OUTPUT=... [ARGS="--method simhash ..."]: the dedup job, local mode
+dedup: $(STAMP)
+	$(SPARK_SUBMIT) jobs/dedup.py --config conf/dedup.toml --input $(INPUT) --output $(OUTPUT) $(ARGS)
 
 ## make fingerprint INPUT=... OUTPUT=...: the Spark fingerprint job in local mode
 fingerprint: $(STAMP)
-	$(BIN)/spark-submit --properties-file conf/spark-local.conf jobs/fingerprint.py \
-		--input $(INPUT) --output $(OUTPUT) $(ARGS)
+	$(SPARK_SUBMIT) jobs/fingerprint.py --input $(INPUT) --output $(OUTPUT) $(ARGS)
 
 ## make test: lint, then every test
 test: $(STAMP) lint

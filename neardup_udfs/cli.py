@@ -185,6 +185,34 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_clusters(args: argparse.Namespace) -> int:
+    import pyarrow.parquet as pq
+
+    path = os.path.join(args.output_dir, "clusters")
+    if not os.path.exists(os.path.join(args.output_dir, "_MANIFEST.json")):
+        print(
+            f"neardup: {args.output_dir!r} is not a finished dedup output (no _MANIFEST.json)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    table = pq.read_table(path).to_pylist()
+    score = "distance" if table and "distance" in table[0] else "similarity"
+    families: dict[str, list[dict[str, Any]]] = {}
+    for row in table:
+        families.setdefault(row["cluster_id"], []).append(row)
+    multi = [f for f in families.values() if len(f) >= args.min]
+    multi.sort(key=lambda f: (-len(f), f[0]["cluster_id"]))
+    print(f"{len(table)} document(s), {len(multi)} cluster(s) of {args.min}+ (* = kept):")
+    for i, family in enumerate(multi, 1):
+        print(f"\n[{i}] {len(family)} members")
+        for row in sorted(family, key=lambda r: (not r["is_representative"], r["doc_id"])):
+            mark = "*" if row["is_representative"] else " "
+            value = row[score]
+            shown = f"{value:.3f}" if isinstance(value, float) else str(value)
+            print(f" {mark} {row['doc_id']}  ({score} {shown})")
+    return EXIT_OK
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"neardup {__version__}")
     for name in preset_names():
@@ -240,6 +268,11 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("a")
     sm.add_argument("b")
     sm.set_defaults(func=_cmd_similarity)
+
+    cs = sub.add_parser("clusters", help="list the clusters of a dedup job's output directory")
+    cs.add_argument("output_dir")
+    cs.add_argument("--min", type=int, default=2, help="smallest cluster listed (default 2)")
+    cs.set_defaults(func=_cmd_clusters)
 
     ver = sub.add_parser("version", help="package version and registered presets")
     ver.set_defaults(func=_cmd_version)

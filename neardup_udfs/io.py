@@ -7,12 +7,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.errors import AnalysisException
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from neardup_udfs.schemas import DOC_ID, TEXT
 
-__all__ = ["INPUT_FORMATS", "InputError", "read_documents", "write_manifest"]
+__all__ = ["INPUT_FORMATS", "InputError", "read_documents", "read_input", "write_manifest"]
 
 INPUT_FORMATS = ("text", "jsonl", "parquet")
 
@@ -51,6 +52,52 @@ def read_documents(
             f"input {path!r} has no column {missing[0]!r} (columns: {', '.join(df.columns)})"
         )
     return df.select(F.col(id_col).cast("string").alias(DOC_ID), F.col(text_col).alias(TEXT))
+
+
+def read_input(
+    spark: SparkSession, path: str, fmt: str, id_col: str | None, text_col: str
+) -> tuple[DataFrame, str]:
+    """The input with all its columns, plus ``doc_id`` (string); and the name of its text column.
+
+    Notes:
+        ``text``: every file under ``path`` (recursively) is one document: Spark's
+        ``binaryFile`` columns (``path``, ``modificationTime``, ``length``, ``content``), the
+        text being ``content`` and the id the file's URI. ``jsonl`` / ``parquet``: the id is
+        ``id_col`` when given, else ``<file URI>:<record index>`` (0-based, in file order) --
+        stable across runs and partitionings, never ``monotonically_increasing_id``.
+    """
+    if fmt not in INPUT_FORMATS:
+        raise InputError(f"input format {fmt!r} is not one of {', '.join(INPUT_FORMATS)}")
+    try:
+        if fmt == "text":
+            df = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(path)
+            return df.withColumn(DOC_ID, F.col("path")), "content"
+        df = spark.read.json(path) if fmt == "jsonl" else spark.read.parquet(path)
+    except AnalysisException as e:
+        if "PATH_NOT_FOUND" in str(e) or "does not exist" in str(e):
+            raise InputError(f"input path {path!r} does not exist") from None
+        raise
+    for col in (id_col, text_col):
+        if col and col not in df.columns:
+            raise InputError(
+                f"input {path!r} has no column {col!r} (columns: {', '.join(df.columns)})"
+            )
+    if DOC_ID in df.columns and id_col != DOC_ID:
+        raise InputError(f"input column {DOC_ID!r} is reserved: pass --id-col {DOC_ID}")
+    if id_col:
+        return df.withColumn(DOC_ID, F.col(id_col).cast("string")), text_col
+    order = Window.partitionBy("__file").orderBy("__start", "__seq")
+    with_id = (
+        df.withColumn("__file", F.col("_metadata.file_path"))
+        .withColumn("__start", F.col("_metadata.file_block_start"))
+        .withColumn("__seq", F.monotonically_increasing_id())  # order within a split only
+        .withColumn(
+            DOC_ID,
+            F.concat(F.col("__file"), F.lit(":"), (F.row_number().over(order) - 1).cast("string")),
+        )
+        .drop("__file", "__start", "__seq")
+    )
+    return with_id, text_col
 
 
 def write_manifest(output_dir: str, manifest: Mapping[str, Any]) -> str:

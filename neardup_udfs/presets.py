@@ -18,8 +18,11 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+import xxhash
 
 from neardup_udfs.kernels import featurize, lsh, words_jit
+from neardup_udfs.kernels.normalize import normalize_utf8
+from neardup_udfs.kernels.shingle import word_tokens
 
 __all__ = [
     "Pipeline",
@@ -66,6 +69,7 @@ class Preset:
     description: str
     options: Mapping[str, Option]
     batch: Callable[..., U64] = field(repr=False)
+    canonical: Callable[[str | bytes], bytes] = field(repr=False, default=normalize_utf8)
     check: Callable[[dict[str, int]], str | None] = field(repr=False, default=lambda p: None)
 
     def defaults(self) -> dict[str, int]:
@@ -125,6 +129,18 @@ class Pipeline:
         self._require("minhash", "band keys")
         return lsh.band_keys_batch(signatures, self.param("bands"), self.param("rows"))
 
+    def exact_keys(self, texts: Sequence[str | bytes]) -> list[str]:
+        """A 128-bit key (32 hex digits) of each text's canonical form under this preset.
+
+        Notes:
+            Texts with equal canonical forms have identical shingles, hence identical
+            fingerprints and signatures under every option of the preset: they are exact
+            duplicates for it (ditto: the normalized text; semblance: the token sequence).
+            Keys are xxh3-128 of the canonical form; a collision needs ~2**64 documents.
+        """
+        canonical = self.preset.canonical
+        return [xxhash.xxh3_128_hexdigest(canonical(t)) for t in texts]
+
     @property
     def threshold(self) -> float:
         """The LSH threshold ``(1/bands)**(1/rows)`` of a minhash pipeline."""
@@ -144,6 +160,10 @@ def _semblance_batch(
 
 def _semblance_simhash_batch(texts: Sequence[str | bytes], w: int) -> U64:
     return words_jit.simhash_batch(texts, w=w)
+
+
+def _token_text(text: str | bytes) -> bytes:
+    return " ".join(word_tokens(text)).encode("utf-8")
 
 
 def _check_bands(params: dict[str, int]) -> str | None:
@@ -189,6 +209,7 @@ _register(
             "rows": Option(8, 1, 65535, "LSH rows per band"),
         },
         batch=_semblance_batch,
+        canonical=_token_text,
         check=_check_bands,
     )
 )
@@ -200,6 +221,7 @@ _register(
         description="ophymx/semblance SketchText: word 3-shingles (xxh64 + Mix), unit weights",
         options={"w": Option(3, 1, 1024, "word shingle size")},
         batch=_semblance_simhash_batch,
+        canonical=_token_text,
     )
 )
 

@@ -13,3 +13,12 @@ FINGERPRINTS_DDL = (
     f"{DOC_ID} string, {FINGERPRINT} bigint, {FINGERPRINT_HEX} string, {PIPELINE} string"
 )
 REJECTS_DDL = f"{DOC_ID} string, {REASON} string"
+LEADER = "leader"  # the exact-duplicate group's representative for LSH (its smallest doc_id)
+SIGNATURE = "signature"  # array<bigint>: a MinHash signature
+BAND = "band"
+KEY = "key"  # bigint band key (MinHash) or block value (SimHash)
+A, B = "a", "b"  # a candidate or verified pair, a < b
+SIMILARITY = "similarity"  # estimated or exact Jaccard
+DISTANCE = "distance"  # Hamming distance
+CLUSTER_ID = "cluster_id"  # the representative's doc_id
+IS_REPRESENTATIVE = "is_representative"

@@ -1,33 +1,52 @@
-"""pandas UDF factories: each wraps one kernel and holds no algorithm logic."""
+"""pandas UDF factories: each wraps one kernel and holds no algorithm logic.
+
+64-bit values cross into Spark as ``bigint``: the two's-complement view of the uint64
+(``value & (2**64 - 1)`` gives it back). Nulls in give nulls out.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import LongType
+from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
 
+from neardup_udfs.kernels.words_jit import word_shingles_batch
 from neardup_udfs.presets import Pipeline
 
-__all__ = ["fingerprint_udf"]
+__all__ = [
+    "band_keys_udf",
+    "exact_jaccard_udf",
+    "exact_key_udf",
+    "fingerprint_udf",
+    "signature_udf",
+]
+
+
+def _present(texts: pd.Series) -> npt.NDArray[np.bool_]:
+    return np.asarray(texts.notna().to_numpy(), dtype=bool)
+
+
+def _rows(matrix: npt.NDArray[np.uint64], present: npt.NDArray[np.bool_]) -> pd.Series:
+    """One int64 array per row (None where the input was null)."""
+    out: list[Any] = [None] * len(present)
+    signed = matrix.view(np.int64)
+    for i, j in enumerate(np.flatnonzero(present)):
+        out[j] = signed[i]
+    return pd.Series(out, dtype=object)
 
 
 def fingerprint_udf(pipeline: Pipeline) -> Any:
-    """A scalar pandas UDF: text (string or binary column) -> fingerprint as ``bigint``.
-
-    Notes:
-        The bigint is the two's-complement view of the unsigned 64-bit fingerprint (convert
-        back with ``value & (2**64 - 1)``). Null text gives a null fingerprint. Each Arrow
-        batch is fingerprinted in one kernel call.
-    """
+    """Text (string or binary) -> the pipeline's 64-bit fingerprint as ``bigint``."""
 
     @pandas_udf(LongType())  # type: ignore[call-overload]
     def fingerprint(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
         for texts in batches:
-            present = texts.notna().to_numpy()
+            present = _present(texts)
             values = np.zeros(len(texts), dtype=np.uint64)
             if present.any():
                 values[present] = pipeline.fingerprint_batch(texts[present].tolist())
@@ -36,3 +55,72 @@ def fingerprint_udf(pipeline: Pipeline) -> Any:
             yield out
 
     return fingerprint
+
+
+def signature_udf(pipeline: Pipeline) -> Any:
+    """Text -> the pipeline's MinHash signature as ``array<bigint>`` (k slots)."""
+
+    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
+    def signature(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for texts in batches:
+            present = _present(texts)
+            sigs = pipeline.signature_batch(texts[present].tolist())
+            yield _rows(sigs, present)
+
+    return signature
+
+
+def band_keys_udf(pipeline: Pipeline) -> Any:
+    """Signature (``array<bigint>``) -> its LSH band keys as ``array<bigint>`` (bands)."""
+
+    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
+    def band_keys(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for sigs in batches:
+            present = _present(sigs)
+            k = pipeline.param("k")
+            matrix = np.zeros((int(present.sum()), k), dtype=np.int64)
+            for i, sig in enumerate(sigs[present]):
+                matrix[i] = sig
+            keys = pipeline.band_keys_batch(matrix.view(np.uint64))
+            yield _rows(keys, present)
+
+    return band_keys
+
+
+def exact_key_udf(pipeline: Pipeline) -> Any:
+    """Text -> a 128-bit hex key of its canonical form (equal keys = exact duplicates)."""
+
+    @pandas_udf(StringType())  # type: ignore[call-overload]
+    def exact_key(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for texts in batches:
+            present = _present(texts)
+            out = pd.Series([None] * len(texts), dtype=object)
+            out[present] = pipeline.exact_keys(texts[present].tolist())
+            yield out
+
+    return exact_key
+
+
+def _shingle_sets(texts: Sequence[str | bytes], w: int) -> list[set[int]]:
+    hashes, offsets = word_shingles_batch(texts, w)
+    return [set(hashes[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+
+
+def exact_jaccard_udf(pipeline: Pipeline) -> Any:
+    """(text a, text b) -> exact Jaccard similarity of their word-shingle sets (MinHash presets).
+
+    Notes:
+        Two texts with no shingle at all have Jaccard 0 (semblance's degenerate rule).
+    """
+    w = pipeline.param("w")
+    jaccard: Callable[[set[int], set[int]], float] = lambda a, b: (  # noqa: E731
+        len(a & b) / len(a | b) if a and b else 0.0
+    )
+
+    @pandas_udf(DoubleType())  # type: ignore[call-overload]
+    def exact_jaccard(batches: Iterator[tuple[pd.Series, pd.Series]]) -> Iterator[pd.Series]:
+        for a, b in batches:
+            sa, sb = _shingle_sets(a.tolist(), w), _shingle_sets(b.tolist(), w)
+            yield pd.Series([jaccard(x, y) for x, y in zip(sa, sb, strict=True)])
+
+    return exact_jaccard

@@ -8,10 +8,18 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.schemas import DOC_ID, FINGERPRINT, FINGERPRINT_HEX, PIPELINE, REASON, TEXT
-from neardup_udfs.udfs import fingerprint_udf
+from neardup_udfs.schemas import (
+    DOC_ID,
+    FINGERPRINT,
+    FINGERPRINT_HEX,
+    PIPELINE,
+    REASON,
+    SIGNATURE,
+    TEXT,
+)
+from neardup_udfs.udfs import fingerprint_udf, signature_udf
 
-__all__ = ["Fingerprinted", "fingerprint", "to_hex"]
+__all__ = ["Fingerprinted", "fingerprint", "sketch", "to_hex"]
 
 
 @dataclass(frozen=True)
@@ -49,3 +57,10 @@ def fingerprint(docs: DataFrame, pipeline: Pipeline) -> Fingerprinted:
         .withColumn(PIPELINE, F.lit(pipeline.id))
     )
     return Fingerprinted(good, rejects)
+
+
+def sketch(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
+    """``doc_id`` plus the pipeline's value: ``fingerprint`` bigint or ``signature`` array."""
+    if pipeline.kind == "simhash":
+        return docs.select(DOC_ID, fingerprint_udf(pipeline)(F.col(TEXT)).alias(FINGERPRINT))
+    return docs.select(DOC_ID, signature_udf(pipeline)(F.col(TEXT)).alias(SIGNATURE))

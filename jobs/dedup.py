@@ -1,0 +1,280 @@
+"""spark-submit entry point: find and remove near-duplicate documents.
+
+    spark-submit --properties-file conf/spark-local.conf jobs/dedup.py \\
+        --input PATH --output DIR [--config conf/dedup.toml] [overrides]
+
+Writes under DIR: docs/, clusters/, rejects/ (and pairs/ when asked), report.json, and
+_MANIFEST.json last (the success marker). See README "Dedup job".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from neardup_udfs import __version__
+from neardup_udfs.config import OUTPUTS, ConfigError, DedupConfig, load_config
+from neardup_udfs.io import InputError, read_input, write_manifest
+from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, LEADER, TEXT, A, B
+from neardup_udfs.stages.candidates import band_keys, candidates
+from neardup_udfs.stages.components import connected_components
+from neardup_udfs.stages.exact import exact_groups
+from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.stages.select import select_representatives
+from neardup_udfs.stages.verify import verify
+
+log = logging.getLogger("neardup.dedup")
+
+
+class LostRecords(RuntimeError):
+    """kept + removed + rejected != input: the job refuses to write a manifest."""
+
+
+@dataclass
+class Summary:
+    """What a run did; also the counts of report.json."""
+
+    input: int = 0
+    rejected: int = 0
+    exact_duplicates: int = 0
+    candidates: int = 0
+    verified: int = 0
+    clusters: int = 0  # clusters with at least two members
+    kept: int = 0
+    removed: int = 0
+    chained: int = 0
+    hot_buckets: int = 0
+    rounds: int = 0
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def _stage(summary: Summary, name: str) -> Iterator[None]:
+    log.info("stage %s: start", name)
+    t = time.perf_counter()
+    yield
+    summary.seconds[name] = round(time.perf_counter() - t, 3)
+    log.info("stage %s: done in %.1f s", name, summary.seconds[name])
+
+
+def _materialize(df: DataFrame) -> tuple[DataFrame, int]:
+    df = df.persist()
+    return df, df.count()
+
+
+def run(spark: SparkSession, config: DedupConfig) -> Summary:
+    """Deduplicate ``config.input`` into ``config.output``; returns the counts.
+
+    Notes:
+        Raises LostRecords (and writes no manifest) unless every input row is kept, removed
+        as a duplicate of a kept row, or rejected.
+    """
+    summary = Summary(pipeline=config.pipeline().id)
+    pipeline = config.pipeline()
+    manifest = os.path.join(config.output, "_MANIFEST.json")
+    if os.path.exists(manifest):
+        os.remove(manifest)  # a run that fails from here on leaves no success marker
+
+    with _stage(summary, "read"):
+        raw, text_col = read_input(
+            spark, config.input, config.input_format, config.id_col, config.text_col
+        )
+        split = split_rejects(raw, text_col, config.max_text_bytes)
+        good, n_good = _materialize(split.good)
+        rejects, summary.rejected = _materialize(split.rejects)
+        summary.input = n_good + summary.rejected
+
+    with _stage(summary, "exact"):
+        members, _ = _materialize(exact_groups(good, pipeline))
+        leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
+        leaders = good.join(leader_ids, DOC_ID, "left_semi").select(DOC_ID, TEXT)
+        summary.exact_duplicates = n_good - leader_ids.count()
+
+    with _stage(summary, "fingerprint"):
+        sketches, _ = _materialize(sketch(leaders, pipeline))
+
+    with _stage(summary, "candidates"):
+        cands = candidates(band_keys(sketches, pipeline, config.k), config.hot_bucket_size)
+        pairs, summary.candidates = _materialize(cands.pairs)
+        hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
+        summary.hot_buckets = cands.hot_buckets.count()
+
+    with _stage(summary, "verify"):
+        verified, summary.verified = _materialize(
+            verify(
+                pairs,
+                sketches,
+                pipeline,
+                k=config.k,
+                threshold=config.jaccard_threshold,
+                verification=config.verification,
+                texts=leaders,
+            )
+        )
+
+    with _stage(summary, "components"):
+        edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
+        comps = connected_components(edges, max_rounds=config.max_rounds)
+        summary.rounds = comps.rounds
+
+    with _stage(summary, "select"):
+        order = F.col(config.order_col) if config.order_col else F.lit(None)
+        info = good.select(
+            DOC_ID, F.octet_length(F.col(TEXT)).alias("__length"), order.alias("__order")
+        )
+        floor = config.chaining_floor
+        if floor is None:
+            floor = config.k if pipeline.kind == "simhash" else config.jaccard_threshold
+        selection = select_representatives(
+            members.join(info, DOC_ID),
+            comps.labels,
+            sketches,
+            kind=pipeline.kind,
+            rule=config.representative,
+            floor=floor,
+            no_chaining=config.no_chaining,
+        )
+        clusters, n_clustered = _materialize(selection.clusters)
+        summary.chained = selection.chained
+        summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()
+        summary.removed = n_clustered - summary.kept
+        sizes = clusters.groupBy(CLUSTER_ID).count().groupBy("count").count().collect()
+        histogram = {int(r[0]): int(r[1]) for r in sorted(sizes)}
+        summary.clusters = sum(n for size, n in histogram.items() if size > 1)
+
+    if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
+        raise LostRecords(
+            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
+            f"rejected {summary.rejected} != input (clustered {n_clustered} of {n_good})"
+        )
+
+    with _stage(summary, "write"):
+        docs = good.drop(TEXT) if text_col != TEXT else good
+        _write_outputs(config, docs, clusters, verified, rejects)
+
+    report = {
+        "counts": {k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline")},
+        "cluster_size_histogram": {str(k): v for k, v in histogram.items()},
+        "hot_buckets": [
+            {"band": r["band"], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
+            for r in hot
+        ],
+        "seconds": summary.seconds,
+        "pipeline": {"id": pipeline.id, "version": pipeline.version},
+        "config": config.to_dict(),
+        "neardup_version": __version__,
+    }
+    with open(os.path.join(config.output, "report.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    write_manifest(config.output, {"job": "dedup", **report})
+    return summary
+
+
+def _write_outputs(
+    config: DedupConfig,
+    docs: DataFrame,
+    clusters: DataFrame,
+    verified: DataFrame,
+    rejects: DataFrame,
+) -> None:
+    out = config.output
+    for name in OUTPUTS:  # a rerun replaces everything, including outputs no longer asked for
+        shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+    reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
+    frames = {
+        "docs": docs.join(reps, DOC_ID, "left_semi"),
+        "clusters": clusters,
+        "pairs": verified,
+        "rejects": rejects,
+    }
+    for name in config.outputs:
+        frames[name].write.mode("overwrite").parquet(os.path.join(out, name))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dedup.py", description="Remove near-duplicate documents.")
+    p.add_argument("--config", help="TOML file (conf/dedup.toml); flags override it")
+    p.add_argument("--input", help="input path (file, directory or glob)")
+    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument("--input-format", dest="input_format", choices=("text", "jsonl", "parquet"))
+    p.add_argument("--id-col", dest="id_col")
+    p.add_argument("--text-col", dest="text_col")
+    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    p.add_argument("--method", choices=("minhash", "simhash"))
+    p.add_argument("--preset")
+    p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
+    p.add_argument("--bands", type=int)
+    p.add_argument("--rows", type=int)
+    p.add_argument("-k", type=int, help="SimHash: max Hamming distance (default 3)")
+    p.add_argument("--verification", choices=("estimate", "exact", "off"))
+    p.add_argument("--representative", choices=("min_id", "earliest", "longest"))
+    p.add_argument("--order-col", dest="order_col")
+    p.add_argument("--outputs", type=lambda s: tuple(s.split(",")), help="e.g. docs,clusters")
+    p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
+    p.add_argument("--max-rounds", dest="max_rounds", type=int)
+    p.add_argument("--chaining-floor", dest="chaining_floor", type=float)
+    p.add_argument("--no-chaining", dest="no_chaining", action="store_true", default=None)
+    return p
+
+
+def format_summary(s: Summary) -> str:
+    rows: list[tuple[str, Any]] = [
+        ("pipeline", s.pipeline),
+        ("input documents", s.input),
+        ("rejected", s.rejected),
+        ("exact duplicates", s.exact_duplicates),
+        ("candidate pairs", s.candidates),
+        ("verified pairs", s.verified),
+        ("clusters (2+ members)", s.clusters),
+        ("removed as duplicates", s.removed),
+        ("kept", s.kept),
+        ("chained members", s.chained),
+        ("hot buckets", s.hot_buckets),
+        ("component rounds", s.rounds),
+        ("seconds", sum(s.seconds.values())),
+    ]
+    return "\n".join(
+        f"{k:<24}{v:>12}" if not isinstance(v, float) else f"{k:<24}{v:>12.1f}" for k, v in rows
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    args = vars(build_parser().parse_args(argv))
+    path = args.pop("config")
+    try:
+        config = load_config(path, **args)
+    except ConfigError as e:
+        print(f"dedup.py: error: {e}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = SparkSession.builder.appName("neardup-dedup").getOrCreate()
+    try:
+        summary = run(spark, config)
+    except InputError as e:
+        print(f"dedup.py: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    print(format_summary(summary))
+    print(f"-> {config.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The exact-duplicate stage: documents with the same canonical text form one group."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from neardup_udfs.presets import Pipeline
+from neardup_udfs.schemas import DOC_ID, LEADER, TEXT
+from neardup_udfs.udfs import exact_key_udf
+
+__all__ = ["exact_groups"]
+
+
+def exact_groups(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
+    """``doc_id, leader`` for every document: the leader is the smallest id of its group.
+
+    Notes:
+        Two documents are exact duplicates when their canonical forms under the preset are
+        equal (``Pipeline.exact_keys``): they would get identical fingerprints. Only leaders
+        go through fingerprinting and LSH; the others join their leader's cluster. The work
+        is linear in the group size (a window minimum), so 100,000 copies of one text cost
+        100,000 rows, not 100,000**2 pairs.
+    """
+    keyed = docs.select(DOC_ID, exact_key_udf(pipeline)(F.col(TEXT)).alias("__key"))
+    group = Window.partitionBy("__key")
+    return keyed.select(DOC_ID, F.min(DOC_ID).over(group).alias(LEADER))

@@ -1,0 +1,52 @@
+"""The rejects stage: rows that cannot be deduplicated go to ``rejects/`` with a reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql.types import BinaryType, StringType
+
+from neardup_udfs.schemas import DOC_ID, REASON, TEXT
+
+__all__ = ["Split", "split_rejects"]
+
+
+@dataclass(frozen=True)
+class Split:
+    good: DataFrame  # every input column, plus doc_id and text
+    rejects: DataFrame  # doc_id, reason
+
+
+def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
+    """Split ``df`` (with ``doc_id``) into processable rows and rejects.
+
+    Notes:
+        Reasons, first match wins: ``null doc_id``; ``text column is <type>, not a string``
+        (every row, when the column's type is neither string nor binary); ``null text``;
+        ``text larger than N bytes``; ``duplicate doc_id`` (all rows of a repeated id but
+        one: the smallest text, so the choice does not depend on partitioning). Every input
+        row ends in exactly one of ``good`` (with all its columns, and ``text``) and
+        ``rejects``.
+    """
+    dtype = df.schema[text_col].dataType
+    typed = isinstance(dtype, StringType | BinaryType)
+    text = F.col(text_col) if typed else F.lit(None).cast("string")
+    base = df.withColumn(TEXT, text)
+    order = Window.partitionBy(DOC_ID).orderBy(F.col(TEXT).asc_nulls_last())
+    ranked = base.withColumn("__rank", F.row_number().over(order))
+    reason = (
+        F.when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
+        .when(F.lit(not typed), F.lit(f"text column is {dtype.simpleString()}, not a string"))
+        .when(F.col(TEXT).isNull(), F.lit("null text"))
+        .when(
+            F.octet_length(F.col(TEXT)) > max_text_bytes,
+            F.lit(f"text larger than {max_text_bytes} bytes"),
+        )
+        .when(F.col("__rank") > 1, F.lit("duplicate doc_id"))
+    )
+    tagged = ranked.withColumn(REASON, reason).drop("__rank")
+    good = tagged.where(F.col(REASON).isNull()).drop(REASON)
+    rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
+    return Split(good, rejects)

@@ -1,0 +1,69 @@
+"""Dedup configuration: TOML + overrides, validated before Spark starts (no JVM here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neardup_udfs.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_shipped_toml_loads_with_overrides() -> None:
+    c = load_config(str(ROOT / "conf/dedup.toml"), input="in", output="out", threshold=0.8)
+    assert (c.method, c.preset_name, c.jaccard_threshold) == ("minhash", "semblance", 0.8)
+    assert c.pipeline().id == "semblance/1;bands=8,rows=16"
+    s = load_config(str(ROOT / "conf/dedup.toml"), input="i", output="o", method="simhash", k=5)
+    assert (s.preset_name, s.k, s.pipeline().id) == ("ditto/2", 5, "ditto/2")
+
+
+def test_threshold_derives_the_lsh_shape() -> None:
+    c = load_config(input="i", output="o", threshold=0.5)
+    assert dict(c.pipeline().params)["bands"] == 32
+    c = load_config(input="i", output="o", bands=32, rows=4)
+    assert c.pipeline().id == "semblance/1;bands=32,rows=4"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({}, "config key 'input': an input path is required"),
+        ({"input": "i"}, "config key 'output'"),
+        ({"method": "lsh"}, "config key 'method': 'lsh' is not one of minhash, simhash"),
+        ({"input_format": "csv"}, "config key 'input_format'"),
+        ({"threshold": 1.2}, "config key 'threshold': must be in (0, 1)"),
+        ({"bands": 16}, "config key 'bands': give both bands and rows"),
+        ({"bands": 3, "rows": 8}, "bands x rows must equal k: 3 x 8 != 128"),
+        ({"method": "simhash", "threshold": 0.5}, "config key 'threshold': applies to method"),
+        ({"method": "simhash", "k": 64}, "config key 'k': the Hamming distance must be in"),
+        ({"preset": "ditto/2"}, "config key 'preset': 'ditto/2' is not a MinHash preset"),
+        ({"method": "simhash", "preset": "semblance"}, "is not a SimHash preset"),
+        ({"preset": "nope"}, "config key 'preset': unknown preset 'nope'"),
+        ({"verification": "off"}, "config key 'verification': 'off' is for simhash only"),
+        ({"representative": "earliest"}, "config key 'order_col'"),
+        ({"outputs": ("docs", "html")}, "config key 'outputs': 'html' is not one of"),
+        ({"max_rounds": 0}, "config key 'max_rounds': must be a positive integer"),
+        ({"k": "3"}, "config key 'k': expected int, got '3'"),
+        ({"no_chaining": 1}, "config key 'no_chaining': expected bool"),
+        ({"preset_options": {"w": 0}}, "option 'w' of preset 'semblance' must be in"),
+        ({"colour": "red"}, "unknown config key 'colour'"),
+    ],
+)
+def test_bad_settings_name_the_key(overrides: dict, message: str) -> None:
+    base = {"input": "i", "output": "o"}
+    if "input" not in overrides and overrides != {}:
+        overrides = {**base, **overrides}
+    with pytest.raises(ConfigError) as err:
+        load_config(**overrides)
+    assert message in str(err.value)
+
+
+def test_bad_toml_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("method = \n")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        load_config(str(bad), input="i", output="o")
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        load_config(str(tmp_path / "missing.toml"), input="i", output="o")

@@ -1,0 +1,334 @@
+"""The dedup job: stages on tiny DataFrames, then run() end to end on a planted corpus."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from chispa import assert_df_equality
+from dedup_corpus import Corpus, pairs_of, planted
+from pyspark.sql import functions as F
+
+import neardup_udfs
+from neardup_udfs.config import load_config
+from neardup_udfs.io import InputError
+from neardup_udfs.kernels import minhash
+from neardup_udfs.kernels.hamming_index import Index, block_keys
+from neardup_udfs.kernels.unionfind import UnionFind
+from neardup_udfs.presets import resolve
+from neardup_udfs.stages.candidates import band_keys, candidates
+from neardup_udfs.stages.exact import exact_groups
+from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.stages.verify import verify
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "jobs"))
+
+import dedup as dedup_job  # noqa: E402
+
+MASK = 2**64 - 1
+
+
+@contextmanager
+def spark_conf(spark, **settings: str) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    old = {k: spark.conf.get(k, None) for k in settings}
+    for k, v in settings.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+# --- stages ---------------------------------------------------------------------------------
+
+
+def test_rejects_have_reasons_and_nothing_is_lost(spark) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        ("a", "fine"),
+        (None, "no id"),
+        ("b", None),
+        ("c", "x" * 50),
+        ("d", "one"),
+        ("d", "two"),
+        ("e", "ok"),
+    ]
+    df = spark.createDataFrame(rows, "doc_id string, text string")
+    split = split_rejects(df, "text", max_text_bytes=20)
+    good = sorted(r.doc_id for r in split.good.collect())
+    rejects = sorted((r.doc_id or "", r.reason) for r in split.rejects.collect())
+    assert good == ["a", "d", "e"]
+    assert rejects == [
+        ("", "null doc_id"),
+        ("b", "null text"),
+        ("c", "text larger than 20 bytes"),
+        ("d", "duplicate doc_id"),
+    ]
+    assert [r.text for r in split.good.where("doc_id = 'd'").collect()] == ["one"]
+    numbers = spark.createDataFrame([("a", 1), ("b", 2)], "doc_id string, text int")
+    bad = split_rejects(numbers, "text", 100)
+    assert bad.good.count() == 0
+    assert {r.reason for r in bad.rejects.collect()} == {"text column is int, not a string"}
+
+
+def test_exact_groups_lead_by_smallest_id(spark) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        ("b", "Hello   World"),
+        ("a", "<p>hello world</p>"),
+        ("c", "other text"),
+        ("d", "hello world"),
+    ]
+    df = spark.createDataFrame(rows, "doc_id string, text string")
+    got = exact_groups(df, resolve("ditto/2"))
+    expected = spark.createDataFrame(
+        [("a", "a"), ("b", "a"), ("c", "c"), ("d", "a")], "doc_id string, leader string"
+    )
+    assert_df_equality(got, expected, ignore_row_order=True, ignore_nullable=True)
+    # For semblance the canonical form is the token sequence: punctuation does not matter.
+    sem = exact_groups(
+        spark.createDataFrame(
+            [("x", "Hello, world!"), ("y", "hello world")], "doc_id string, text string"
+        ),
+        resolve("semblance"),
+    )
+    assert {r.leader for r in sem.collect()} == {"x"}
+
+
+def test_simhash_block_keys_equal_the_kernel(spark) -> None:  # type: ignore[no-untyped-def]
+    pipe = resolve("ditto/2")
+    texts = ["alpha beta gamma", "completely different", "", "ΣΟΦΟΣ"]
+    df = spark.createDataFrame(
+        [(f"d{i}", t) for i, t in enumerate(texts)], "doc_id string, text string"
+    )
+    keys = band_keys(sketch(df, pipe), pipe, 2).collect()
+    fps = np.array([neardup_udfs.fingerprint(t) for t in texts], dtype=np.uint64)
+    want = block_keys(fps, 2)
+    for r in keys:
+        assert r.key & MASK == int(want[int(r.doc_id[1:]), r.band])
+    assert len(keys) == 3 * len(texts)
+
+
+def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  # type: ignore[no-untyped-def]
+    pipe = resolve("semblance", threshold=0.5)
+    base = "the quick brown fox jumps over the lazy dog near the quiet river bank today"
+    texts = [base, base.replace("lazy", "sleepy"), "nothing in common with the others here at all"]
+    df = spark.createDataFrame(
+        [(f"d{i}", t) for i, t in enumerate(texts)], "doc_id string, text string"
+    )
+    sk = sketch(df, pipe)
+    sigs = pipe.signature_batch(texts)
+    keys = pipe.band_keys_batch(sigs)
+    for r in band_keys(sk, pipe, 0).collect():
+        assert r.key & MASK == int(keys[int(r.doc_id[1:]), r.band])
+    pairs = spark.createDataFrame([("d0", "d1"), ("d0", "d2")], "a string, b string")
+    got = {
+        (r.a, r.b): r.similarity
+        for r in verify(pairs, sk, pipe, k=0, threshold=0.0, verification="estimate").collect()
+    }
+    assert got[("d0", "d1")] == minhash.jaccard(sigs[0], sigs[1])
+    assert got[("d0", "d2")] == minhash.jaccard(sigs[0], sigs[2])
+    exact = verify(pairs, sk, pipe, k=0, threshold=0.0, verification="exact", texts=df).collect()
+    from neardup_udfs.kernels.shingle import word_shingles
+
+    a, b = set(word_shingles(texts[0], 3)), set(word_shingles(texts[1], 3))
+    assert {(r.a, r.b): r.similarity for r in exact}[("d0", "d1")] == len(a & b) / len(a | b)
+
+
+def test_hot_buckets_become_stars(spark) -> None:  # type: ignore[no-untyped-def]
+    rows = [(f"d{i}", 0, 7) for i in range(6)] + [("x", 1, 5), ("y", 1, 5)]
+    keys = spark.createDataFrame(rows, "doc_id string, band int, key bigint")
+    got = candidates(keys, hot_bucket_size=3)
+    pairs = sorted((r.a, r.b) for r in got.pairs.collect())
+    assert pairs == [("d0", f"d{i}") for i in range(1, 6)] + [("x", "y")]
+    assert [(r.band, r.key, r.size) for r in got.hot_buckets.collect()] == [(0, 7, 6)]
+
+
+# --- end to end -----------------------------------------------------------------------------
+
+
+def _write_corpus(
+    tmp: Path, corpus: Corpus, files: int = 3, extra: list[dict[str, Any]] | None = None
+) -> Path:
+    src = tmp / "in"
+    src.mkdir()
+    records = [{"url": i, "body": t, "crawl": n} for n, (i, t) in enumerate(corpus.docs)]
+    records += extra or []
+    for f in range(files):
+        with open(src / f"part-{f}.jsonl", "w") as fh:
+            for r in records[f::files]:
+                fh.write(json.dumps(r) + "\n")
+    return src
+
+
+def _run(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
+    cfg = load_config(
+        str(ROOT / "conf/dedup.toml"),
+        input=str(src),
+        output=str(out),
+        input_format="jsonl",
+        id_col="url",
+        text_col="body",
+        outputs=("docs", "clusters", "pairs", "rejects"),
+        **overrides,
+    )
+    return dedup_job.run(spark, cfg)
+
+
+def _clusters(spark, out: Path) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    groups: dict[str, list[str]] = {}
+    for r in spark.read.parquet(str(out / "clusters")).collect():
+        groups.setdefault(r.cluster_id, []).append(r.doc_id)
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
+
+
+def _table(spark, out: Path, name: str) -> list[tuple]:  # type: ignore[no-untyped-def]
+    df = spark.read.parquet(str(out / name))
+    return sorted(tuple(r) for r in df.select(sorted(df.columns)).collect())
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return planted()
+
+
+@pytest.fixture(scope="module")
+def minhash_run(spark, corpus: Corpus, tmp_path_factory) -> tuple[Path, Path, dedup_job.Summary]:  # type: ignore[no-untyped-def]
+    tmp = tmp_path_factory.mktemp("minhash")
+    extra = [
+        {"url": "nulltext", "crawl": 0},
+        {"url": "huge", "body": "w " * 60_000, "crawl": 0},
+        {"url": corpus.docs[0][0], "body": "a second record with a taken id", "crawl": 0},
+    ]
+    src = _write_corpus(tmp, corpus, extra=extra)
+    out = tmp / "out"
+    return src, out, _run(spark, src, out, max_text_bytes=100_000)
+
+
+def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
+    src, out, s = minhash_run
+    n = len(corpus.docs) + 3
+    assert s.input == n and s.rejected == 3
+    assert s.kept + s.removed + s.rejected == n
+    reasons = sorted(r.reason for r in spark.read.parquet(str(out / "rejects")).collect())
+    assert reasons == ["duplicate doc_id", "null text", "text larger than 100000 bytes"]
+    got = pairs_of(_clusters(spark, out))
+    truth = pairs_of(corpus.families)
+    precision = len(got & truth) / len(got)
+    recall = len(got & truth) / len(truth)
+    assert precision >= 0.99 and recall >= 0.99, (precision, recall)
+    clusters = spark.read.parquet(str(out / "clusters"))
+    reps = F.sum(F.col("is_representative").cast("int"))
+    per_cluster = clusters.groupBy("cluster_id").agg(reps).collect()
+    assert all(r[1] == 1 for r in per_cluster)  # exactly one representative each
+    assert clusters.where("is_representative and doc_id != cluster_id").count() == 0
+    docs = spark.read.parquet(str(out / "docs"))
+    assert docs.count() == s.kept and set(docs.columns) >= {"url", "body", "crawl"}
+    report = json.loads((out / "report.json").read_text())
+    assert report["counts"]["kept"] == s.kept and report["pipeline"]["id"] == "semblance/1"
+    assert (out / "_MANIFEST.json").exists()
+
+
+def test_minhash_equals_naive_components(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
+    """Naively: all pairs sharing a band key with estimated Jaccard >= 0.7, union-found."""
+    _, out, _ = minhash_run
+    pipe = resolve("semblance", threshold=0.7)
+    ids = [i for i, _ in corpus.docs]
+    sigs = pipe.signature_batch([t for _, t in corpus.docs])
+    keys = pipe.band_keys_batch(sigs)
+    uf = UnionFind(len(ids))
+    for i in range(len(ids)):
+        for j in range(i + 1, len(ids)):
+            if (keys[i] == keys[j]).any() and minhash.jaccard(sigs[i], sigs[j]) >= 0.7:
+                uf.union(i, j)
+    groups: dict[int, list[str]] = {}
+    for i, doc_id in enumerate(ids):
+        groups.setdefault(uf.find(i), []).append(doc_id)
+    want = sorted(sorted(g) for g in groups.values() if len(g) > 1)
+    assert _clusters(spark, out) == want
+
+
+def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src, out, _ = minhash_run
+    for i, settings in enumerate(
+        [
+            {"spark.sql.shuffle.partitions": "1", "spark.sql.adaptive.enabled": "false"},
+            {
+                "spark.sql.shuffle.partitions": "17",
+                "spark.sql.execution.arrow.maxRecordsPerBatch": "2",
+                "spark.sql.files.maxPartitionBytes": "4096",
+            },
+        ]
+    ):
+        other = tmp_path / f"out{i}"
+        with spark_conf(spark, **settings):
+            _run(spark, src, other, max_text_bytes=100_000)
+        for name in ("clusters", "docs", "rejects", "pairs"):
+            assert _table(spark, other, name) == _table(spark, out, name), (settings, name)
+
+
+def test_simhash_equals_the_kernel_index(spark, corpus: Corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = _write_corpus(tmp_path, corpus, files=2)
+    out = tmp_path / "out"
+    s = _run(spark, src, out, method="simhash", k=3)
+    index = Index(3)
+    for doc_id, text in corpus.docs:
+        index.add(doc_id, neardup_udfs.fingerprint(text))
+    assert _clusters(spark, out) == sorted(index.clusters(3, 2))
+    assert s.kept + s.removed == len(corpus.docs)
+    distances = spark.read.parquet(str(out / "clusters")).select("distance").collect()
+    assert max(r.distance for r in distances) <= 3 * 4  # chained members may exceed k
+
+
+def test_rerun_replaces_and_failure_leaves_no_manifest(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "out"
+    cfg = load_config(
+        input=str(ROOT / "samples"),
+        output=str(out),
+        method="simhash",
+        outputs=("docs", "clusters", "pairs", "rejects"),
+    )
+    dedup_job.run(spark, cfg)
+    assert (out / "pairs").exists() and (out / "_MANIFEST.json").exists()
+    cfg2 = load_config(input=str(ROOT / "samples"), output=str(out), method="simhash")
+    dedup_job.run(spark, cfg2)
+    assert not (out / "pairs").exists()  # not asked for any more: removed, not left stale
+    missing = load_config(
+        input=str(tmp_path / "nope" / "*.jsonl"),
+        output=str(out),
+        input_format="jsonl",
+        id_col="url",
+    )
+    with pytest.raises(InputError, match="input path .*nope.* does not exist"):
+        dedup_job.run(spark, missing)
+    assert not (out / "_MANIFEST.json").exists()
+
+
+def test_default_ids_are_file_and_record_index(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.jsonl").write_text(
+        "".join(json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50))
+    )
+    from neardup_udfs.io import read_input
+
+    def ids() -> list[tuple[str, str]]:
+        df, _ = read_input(spark, str(src), "jsonl", None, "text")
+        return sorted((r.doc_id.rsplit("/", 1)[1], r.text) for r in df.collect())
+
+    with spark_conf(spark, **{"spark.sql.files.maxPartitionBytes": "64"}):
+        small = ids()
+    assert small == ids()
+    assert ("a.jsonl:7", "doc 7") in small and len(small) == 50
