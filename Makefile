@@ -45,18 +45,24 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(wildcard neardup_udfs jobs tests bench)
 	$(BIN)/mypy
 
-## make bench: kernel throughput; installs datasketch into the venv for the comparison only
+## make bench: throughput figures; installs the compared libraries into the venv (bench only)
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet datasketch
+	$(BIN)/python -m pip install --quiet datasketch simhash imagehash
 	$(BIN)/python bench/bench_ditto.py
 	@echo
 	$(BIN)/python bench/bench_semblance.py
+	@echo
+	$(BIN)/python bench/bench_text_presets.py
+	@echo
+	$(BIN)/python bench/bench_phash.py
 
 ## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
 golden:
 	cp ../shared/golden/generated-ditto.json tests/golden/
 	cp ../shared/golden/unicode-15.0.0-go-and-semblance-tables.json tests/golden/
 	cp ../shared/golden/generated-semblance.json ../shared/golden/semblance-minhash-testdata-golden.json ../shared/golden/semblance-simhash-testdata-golden.json tests/golden/
+	cp ../shared/golden/generated-fingerprint.json ../shared/golden/generated-anchor-fingerprint.json ../shared/golden/unicode-17.0.0-rust-anchor-tables.json tests/golden/
+	mkdir -p tests/golden/phash-images && cp ../shared/golden/phash-images/* tests/golden/phash-images/
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis out

@@ -103,6 +103,18 @@ def _hex_list(values: Any) -> list[str]:
     return [format_hex(int(v)) for v in values]
 
 
+def _fingerprinted(pipeline: Pipeline, inputs: Inputs) -> list[tuple[str, int]]:
+    """(id, fingerprint) of every usable input; the others become error lines naming them."""
+    fps, problems = pipeline.fingerprint_batch_checked([d for _, d in inputs.docs])
+    out = []
+    for (doc_id, _), fp, problem in zip(inputs.docs, fps, problems, strict=True):
+        if problem is None:
+            out.append((doc_id, int(fp)))
+        else:
+            inputs.errors.append(f"cannot fingerprint {doc_id!r}: {problem}")
+    return out
+
+
 def _report_errors(errors: Sequence[str]) -> int:
     for line in errors:
         print(f"neardup: {line}", file=sys.stderr)
@@ -112,10 +124,9 @@ def _report_errors(errors: Sequence[str]) -> int:
 def _cmd_fingerprint(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     inputs = read_inputs(args.paths)
-    fps = pipeline.fingerprint_batch([d for _, d in inputs.docs])
     out = sys.stdout
-    for (doc_id, _), fp in zip(inputs.docs, fps, strict=True):
-        out.write(f"{format_hex(int(fp))}\t{doc_id}\n")
+    for doc_id, fp in _fingerprinted(pipeline, inputs):
+        out.write(f"{format_hex(fp)}\t{doc_id}\n")
     out.flush()
     return _report_errors(inputs.errors)
 
@@ -123,10 +134,9 @@ def _cmd_fingerprint(args: argparse.Namespace) -> int:
 def _cmd_cluster(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     inputs = read_inputs(args.paths)
-    fps = pipeline.fingerprint_batch([d for _, d in inputs.docs])
     index = Index(args.distance)
-    for (doc_id, _), fp in zip(inputs.docs, fps, strict=True):
-        index.add(doc_id, int(fp))
+    for doc_id, fp in _fingerprinted(pipeline, inputs):
+        index.add(doc_id, fp)
     families = index.clusters(args.distance, args.min)
     out = sys.stdout
     out.write(
@@ -227,7 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def simhash_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--preset", default="ditto/2", help="simhash preset (default ditto/2)")
+        p.add_argument(
+            "--preset",
+            default="ditto/2",
+            help="64-bit preset: ditto/2 (default), semblance-simhash, fingerprint, anchor, phash",
+        )
         p.add_argument("--char", type=int, default=None, help="ditto/2: char n-gram size")
         p.add_argument("--word", type=int, default=None, help="ditto/2: word n-gram size")
         p.add_argument("--w", type=int, default=None, help="semblance-simhash: shingle words")

@@ -102,9 +102,12 @@ def _validate(c: DedupConfig) -> DedupConfig:
     if c.representative == "earliest" and not c.order_col:
         raise _fail("order_col", "representative 'earliest' needs an order column")
     try:
-        kind = get_preset(c.preset_name).kind
+        preset = get_preset(c.preset_name)
     except PresetError as e:
         raise _fail("preset", str(e)) from None
+    kind = preset.kind
+    if preset.input != "text":
+        raise _fail("preset", f"{c.preset_name!r} reads {preset.input}s; the dedup job reads text")
     if c.method == "minhash":
         if kind != "minhash":
             raise _fail("preset", f"{c.preset_name!r} is not a MinHash preset (method minhash)")

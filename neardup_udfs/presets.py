@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
-from neardup_udfs.kernels import featurize, lsh, words_jit
+from neardup_udfs.kernels import anchor, featurize, fingerprint_text, lsh, phash, words_jit
 from neardup_udfs.kernels.normalize import normalize_utf8
 from neardup_udfs.kernels.shingle import word_tokens
 
@@ -61,6 +61,8 @@ class Preset:
 
     ``batch(texts, **params)`` gives a uint64 array: shape (n,) for ``simhash`` presets,
     (n, k) for ``minhash`` presets. ``check(params)`` returns an error message or None.
+    ``input`` says what the batch reads: text, or encoded image bytes (``phash``). Presets
+    whose inputs can be unusable give ``checked(inputs, **params) -> (values, errors)``.
     """
 
     name: str
@@ -70,6 +72,8 @@ class Preset:
     options: Mapping[str, Option]
     batch: Callable[..., U64] = field(repr=False)
     canonical: Callable[[str | bytes], bytes] = field(repr=False, default=normalize_utf8)
+    checked: Callable[..., tuple[U64, list[str | None]]] | None = field(repr=False, default=None)
+    input: Literal["text", "image"] = "text"
     check: Callable[[dict[str, int]], str | None] = field(repr=False, default=lambda p: None)
 
     def defaults(self) -> dict[str, int]:
@@ -114,6 +118,15 @@ class Pipeline:
         """64-bit fingerprints of ``texts`` as a uint64 array, in input order."""
         self._require("simhash", "64-bit fingerprints")
         return self.preset.batch(texts, **dict(self.params))
+
+    def fingerprint_batch_checked(
+        self, inputs: Sequence[str | bytes]
+    ) -> tuple[U64, list[str | None]]:
+        """Fingerprints and, per input, None or why it could not be fingerprinted (then 0)."""
+        self._require("simhash", "64-bit fingerprints")
+        if self.preset.checked is None:
+            return self.fingerprint_batch(inputs), [None] * len(inputs)
+        return self.preset.checked(inputs, **dict(self.params))
 
     def fingerprint(self, text: str | bytes) -> int:
         """Fingerprint of one text as an unsigned 64-bit int."""
@@ -164,6 +177,38 @@ def _semblance_simhash_batch(texts: Sequence[str | bytes], w: int) -> U64:
 
 def _token_text(text: str | bytes) -> bytes:
     return " ".join(word_tokens(text)).encode("utf-8")
+
+
+def _fingerprint_batch(texts: Sequence[str | bytes]) -> U64:
+    return fingerprint_text.simhash_batch(texts)
+
+
+def _fingerprint_tokens(text: str | bytes) -> bytes:
+    return " ".join(fingerprint_text.tokens(text)).encode("utf-8")
+
+
+def _anchor_batch(texts: Sequence[str | bytes]) -> U64:
+    return anchor.simhash_batch(texts)
+
+
+def _anchor_tokens(text: str | bytes) -> bytes:
+    return " ".join(anchor.tokenize(text)).encode("utf-8")
+
+
+def _phash_checked(blobs: Sequence[str | bytes]) -> tuple[U64, list[str | None]]:
+    return phash.phash_batch([b if isinstance(b, bytes) else b.encode() for b in blobs])
+
+
+def _phash_batch(blobs: Sequence[str | bytes]) -> U64:
+    hashes, errors = _phash_checked(blobs)
+    bad = next((e for e in errors if e is not None), None)
+    if bad is not None:
+        raise PresetError(f"preset 'phash': an input is not a usable image: {bad}")
+    return hashes
+
+
+def _image_bytes(blob: str | bytes) -> bytes:
+    return blob if isinstance(blob, bytes) else blob.encode("utf-8")
 
 
 def _check_bands(params: dict[str, int]) -> str | None:
@@ -222,6 +267,43 @@ _register(
         options={"w": Option(3, 1, 1024, "word shingle size")},
         batch=_semblance_simhash_batch,
         canonical=_token_text,
+    )
+)
+_register(
+    Preset(
+        name="fingerprint",
+        version="fingerprint/1",
+        kind="simhash",
+        description="richardwooding/fingerprint Compute: Go L/Nd words, 3-shingles, FNV-1a 64",
+        options={},
+        batch=_fingerprint_batch,
+        canonical=_fingerprint_tokens,
+    )
+)
+_register(
+    Preset(
+        name="anchor",
+        version="anchor/1",
+        kind="simhash",
+        description="anchor-fingerprint simhash: Rust alphanumeric words, murmur3 x64_128 low 64",
+        options={},
+        batch=_anchor_batch,
+        canonical=_anchor_tokens,
+    )
+)
+
+
+_register(
+    Preset(
+        name="phash",
+        version="phash/1",
+        kind="simhash",
+        description="richardwooding/fingerprint PHash: PNG/JPEG/GIF, CatmullRom 32x32, 8x8 DCT",
+        options={},
+        batch=_phash_batch,
+        canonical=_image_bytes,
+        checked=_phash_checked,
+        input="image",
     )
 )
 

@@ -172,3 +172,28 @@ def test_similarity(corpus: Path) -> None:
     assert json.loads(other.stdout)["jaccard"] < 0.2
     missing = run("similarity", str(corpus / "a.txt"), str(corpus / "nope"))
     assert missing.returncode == 2 and "nope" in missing.stderr
+
+
+def test_phash_fingerprint_and_cluster_with_bad_files(tmp_path: Path) -> None:
+    import shutil
+
+    golden = Path(__file__).parent / "golden" / "phash-images"
+    for name in ("circle_128.png", "circle_resized_64.png", "noise_32.png"):
+        shutil.copy(golden / name, tmp_path / name)
+    (tmp_path / "notes.txt").write_text("not an image")
+    res = run("fingerprint", "--preset", "phash", str(tmp_path))
+    assert res.returncode == 2
+    assert res.stdout.splitlines()[0] == f"a18cad6c2d93d25c\t{tmp_path / 'circle_128.png'}"
+    assert len(res.stdout.splitlines()) == 3
+    assert res.stderr.startswith(f"neardup: cannot fingerprint '{tmp_path / 'notes.txt'}'")
+    cl = run("cluster", "--preset", "phash", "-k", "10", str(tmp_path))
+    assert "3 document(s), 1 near-duplicate cluster(s) at k=10 (phash/1)" in cl.stdout
+    assert "circle_resized_64.png" in cl.stdout and cl.returncode == 2
+
+
+@pytest.mark.parametrize("preset", ["fingerprint", "anchor"])
+def test_text_presets_fingerprint(corpus: Path, preset: str) -> None:
+    a = corpus / "a.txt"
+    res = run("fingerprint", "--preset", preset, str(a))
+    fp = neardup_udfs.fingerprint(a.read_bytes(), preset=preset)
+    assert res.returncode == 0 and res.stdout == f"{fp:016x}\t{a}\n"

@@ -41,6 +41,7 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"preset": "ditto/2"}, "config key 'preset': 'ditto/2' is not a MinHash preset"),
         ({"method": "simhash", "preset": "semblance"}, "is not a SimHash preset"),
         ({"preset": "nope"}, "config key 'preset': unknown preset 'nope'"),
+        ({"method": "simhash", "preset": "phash"}, "'phash' reads images; the dedup job reads"),
         ({"verification": "off"}, "config key 'verification': 'off' is for simhash only"),
         ({"representative": "earliest"}, "config key 'order_col'"),
         ({"outputs": ("docs", "html")}, "config key 'outputs': 'html' is not one of"),

@@ -10,7 +10,14 @@ from neardup_udfs.presets import PresetError, get_preset, preset_names, resolve
 
 
 def test_registry_has_ditto() -> None:
-    assert preset_names() == ["ditto/2", "semblance", "semblance-simhash"]
+    assert preset_names() == [
+        "anchor",
+        "ditto/2",
+        "fingerprint",
+        "phash",
+        "semblance",
+        "semblance-simhash",
+    ]
     p = get_preset("ditto/2")
     assert p.version == "ditto/2" and p.defaults() == {"char": 4, "word": 0}
 
@@ -104,3 +111,18 @@ def test_new_k_alone_keeps_the_preset_threshold() -> None:
     p = resolve("semblance", k=64)
     assert dict(p.params)["bands"] * dict(p.params)["rows"] == 64
     assert p.id == "semblance/1;bands=8,k=64"
+
+
+def test_image_preset_reports_unusable_inputs() -> None:
+    from pathlib import Path
+
+    png = (Path(__file__).parent / "golden/phash-images/circle_128.png").read_bytes()
+    pipe = resolve("phash")
+    assert (pipe.id, pipe.preset.input) == ("phash/1", "image")
+    fps, errors = pipe.fingerprint_batch_checked([png, b"not an image"])
+    assert f"{int(fps[0]):016x}" == "a18cad6c2d93d25c" and errors[0] is None
+    assert int(fps[1]) == 0 and "unsupported image format" in (errors[1] or "")
+    with pytest.raises(PresetError, match="preset 'phash': an input is not a usable image"):
+        pipe.fingerprint_batch([b"not an image"])
+    text_fps, text_errors = resolve("anchor").fingerprint_batch_checked(["a b c"])
+    assert text_errors == [None] and int(text_fps[0]) == neardup_udfs.fingerprint("a b c", "anchor")

@@ -332,3 +332,34 @@ def test_default_ids_are_file_and_record_index(spark, tmp_path: Path) -> None:  
         small = ids()
     assert small == ids()
     assert ("a.jsonl:7", "doc 7") in small and len(small) == 50
+
+
+def test_representative_rules(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    base = " ".join(f"word{i} common text here" for i in range(40))
+    rows = [
+        {"url": "a", "body": base, "day": "2024-03-01"},
+        {"url": "b", "body": base + " extra tail words for length", "day": "2024-01-15"},
+        {"url": "c", "body": base + " tail", "day": None},
+        {"url": "z", "body": "an unrelated short document about gardening", "day": "2023-01-01"},
+    ]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    chosen = {}
+    for rule in ("min_id", "longest", "earliest"):
+        out = tmp_path / rule
+        extra = {"order_col": "day"} if rule == "earliest" else {}
+        s = _run(spark, src, out, method="simhash", k=10, representative=rule, **extra)
+        assert (s.kept, s.removed) == (2, 2)
+        reps = {r.cluster_id for r in spark.read.parquet(str(out / "clusters")).collect()}
+        chosen[rule] = sorted(reps - {"z"})
+    assert chosen == {"min_id": ["a"], "longest": ["b"], "earliest": ["b"]}
+
+
+def test_identical_documents_make_no_pairs(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    n = 3000
+    src = tmp_path / "in.jsonl"
+    text = "the very same boilerplate page copied again and again across the crawl"
+    src.write_text("".join(json.dumps({"url": f"u{i:05d}", "body": text}) + "\n" for i in range(n)))
+    s = _run(spark, src, tmp_path / "out", hot_bucket_size=50)
+    assert (s.exact_duplicates, s.candidates, s.verified) == (n - 1, 0, 0)
+    assert (s.kept, s.removed, s.clusters) == (1, n - 1, 1)

@@ -68,7 +68,7 @@ def _small_star(e: DataFrame) -> DataFrame:
 
 
 def _census(e: DataFrame) -> tuple[int, int]:
-    """(edges, nodes that break "a star forest centred on minima"), in one Spark job.
+    """(edges, nodes that break "a star forest centred on minima"), in one Spark action.
 
     ``e`` is a set of (lo, hi) with lo < hi; it is such a forest iff no node is the ``hi``
     of two edges and no node is both a ``hi`` and a ``lo``.
@@ -137,9 +137,10 @@ def connected_components(
         give empty labels (after 1 round). Convergence: after each round one aggregation
         counts nodes that are the larger end of two edges, or both a larger and a smaller
         end; at zero every component is a star centred on its minimum, a fixed point of
-        both steps, so no further round could change anything. Neither step links two
-        components, and ``check_labels`` then confirms that none was split. A local
-        checkpoint lost with its executor fails the job; it is never silently recomputed.
+        both steps, so the next round would change nothing (this fires one round before a
+        compare-with-previous check would). Neither step links two components, and
+        ``check_labels`` then confirms that none was split. A local checkpoint lost with its
+        executor fails the job; it is never silently recomputed.
     """
     if max_rounds < 1:
         raise ValueError(f"config key 'max_rounds': must be >= 1, got {max_rounds}")

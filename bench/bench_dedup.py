@@ -1,0 +1,1133 @@
+"""End-to-end benchmark of the Spark dedup job (jobs/dedup.py), with Spark MLlib's MinHashLSH
+as the baseline and exact all-pairs Jaccard as the ground truth.
+
+    .venv/bin/python bench/bench_dedup.py [--scale N] [--base B]
+
+Everything runs in this one process with one SparkSession (local[2]):
+
+1. corpora: the real texts of ../shared/data/text (Debian copyright files, fortunes, man
+   pages; raw bytes decoded as UTF-8 with replacement) and a scaled corpus of ``--scale``
+   documents, each a real text copied with seeded random edits (see ``mutate``);
+2. the dedup job, MinHash (preset semblance, threshold 0.7, estimate verification) and SimHash
+   (ditto/2, k=3), on both: end-to-end wall time and docs/s;
+3. MLlib MinHashLSH + approxSimilarityJoin on the same documents, same word 3-shingles,
+   same Jaccard threshold;
+4. recall and precision of both against exact all-pairs Jaccard of the word 3-shingle sets;
+5. scaling: 1x, 2x, 4x a base size, and a corpus of identical documents.
+
+Prints a table and one JSON line. docs/benchmarks.md records a run. Working files (corpora,
+job outputs) go to out/bench_dedup/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import xxhash
+from numba import njit
+from pyspark.ml.feature import HashingTF, MinHashLSH
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.functions import pandas_udf
+from pyspark.sql.types import ArrayType, LongType
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "jobs"))
+
+import dedup as dedup_job  # noqa: E402
+from corpus import DEBIAN_COPYRIGHT, SHARED_DATA  # noqa: E402
+from timing import best_of  # noqa: E402
+
+from neardup_udfs.config import load_config  # noqa: E402
+from neardup_udfs.kernels.words_jit import word_shingles_batch  # noqa: E402
+from neardup_udfs.presets import resolve  # noqa: E402
+
+TEXT_DATA = SHARED_DATA / "text"
+FORTUNES = TEXT_DATA / "debian_fortunes" / "fortunes_1.99.1-7.3.tar.xz"
+MANPAGES = TEXT_DATA / "debian_manpages" / "manpages_6.03-2_and_manpages-dev_6.03-2.tar.xz"
+COPYRIGHT_TRUTH_W5 = TEXT_DATA / "debian_copyright" / "groundtruth_jaccard_w5_ge0.5.tsv"
+WORK = ROOT / "out" / "bench_dedup"
+
+SEED = 20261130
+THRESHOLD = 0.7  # Jaccard threshold of every system and of the ground truth
+T_07 = (7, 10)  # the same thresholds as exact fractions: J >= num / den
+T_075 = (3, 4)
+SHINGLE_W = 3  # semblance word 3-shingles
+MLLIB_FEATURES = 1 << 30  # HashingTF width: shingle collisions are negligible (< 1e-4 / pair)
+MLLIB_TABLES = 4  # see mllib_tables()
+MLLIB_SAMPLE = 50_000
+EVAL_SAMPLE = 5_000
+OUTPUTS = ("docs", "clusters", "pairs", "rejects")
+TARGET_DOCS, TARGET_BYTES = 500_000, 500_000_000
+TARGET_RECALL_075, TARGET_PRECISION, TARGET_MLLIB_RECALL_07 = 0.99, 0.99, 0.95
+
+Docs = list[tuple[str, str]]  # (id, text)
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+
+def log(message: str) -> None:
+    """Progress on stderr (the table and the JSON line go to stdout)."""
+    print(f"[bench_dedup {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --- corpora ------------------------------------------------------------------------------
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def load_real() -> dict[str, Docs]:
+    """The three real collections, raw text decoded as UTF-8 with replacement.
+
+    Ids: ``copyright/<package>.copyright``; ``fortunes/<file>:<i>`` (i = index of the piece
+    in ``text.split("\\n%\\n")``, empty pieces skipped, as in the shipped ground truth);
+    ``man/<path in the tarball>`` (gunzipped).
+    """
+    out: dict[str, Docs] = {"copyright": [], "fortunes": [], "man": []}
+    with tarfile.open(DEBIAN_COPYRIGHT) as tf:
+        for m in tf.getmembers():
+            f = tf.extractfile(m) if m.isfile() else None
+            if f is not None:
+                out["copyright"].append((f"copyright/{Path(m.name).name}", _decode(f.read())))
+    with tarfile.open(FORTUNES) as tf:
+        for m in tf.getmembers():
+            f = tf.extractfile(m) if m.isfile() and not m.name.endswith(".dat") else None
+            if f is not None:
+                name = Path(m.name).name
+                for i, piece in enumerate(_decode(f.read()).split("\n%\n")):
+                    if piece:
+                        out["fortunes"].append((f"fortunes/{name}:{i}", piece))
+    with tarfile.open(MANPAGES) as tf:
+        for m in tf.getmembers():
+            f = tf.extractfile(m) if m.isfile() else None
+            if f is not None:
+                raw = f.read()
+                out["man"].append((f"man/{m.name}", _decode(gzip.decompress(raw))))
+    return out
+
+
+@dataclass(frozen=True)
+class Scaled:
+    docs: Docs
+    source: I64  # index (into the real texts) each document was made from
+    recipe: Counter[str]  # documents per edit kind
+
+
+_HEADERS = (
+    "Mirrored from https://mirror{a}.example.org/pub/{b} on 2026-{m:02d}-{d:02d}",
+    "Archive copy {b} -- retrieved {m:02d}/{d:02d}/2026 by crawler node {a}",
+    "Posted in: Licences and legal notices (item {b}, page {a})",
+)
+_FOOTERS = (
+    "--\nThis copy is kept by mirror{a}.example.org. Report problems to webmaster@example.org"
+    " quoting reference {b}.",
+    "Last modified 2026-{m:02d}-{d:02d}. Page {b} of the archive. All trademarks belong to "
+    "their owners.",
+    "Share this page | Print | Back to top ({a}/{b})",
+)
+
+
+def _boilerplate(rng: random.Random, templates: Sequence[str]) -> str:
+    template = templates[rng.randrange(len(templates))]
+    return template.format(
+        a=rng.randrange(100), b=rng.randrange(10**6), m=rng.randint(1, 12), d=rng.randint(1, 28)
+    )
+
+
+def mutate(text: str, rng: random.Random, vocab: Sequence[str]) -> tuple[str, list[str]]:
+    """One edited copy of ``text`` and the list of edit kinds applied.
+
+    5 % of copies are exact. The others: with p = 0.3 two random paragraphs (blank-line
+    separated) swap places; then a word edit rate e ~ U(0, 0.06) of the space-separated words
+    get an edit each (substitution 40 %, insertion 30 %, deletion 30 %, new words drawn from
+    the real texts' vocabulary); then p = 0.3 a header line, p = 0.3 a footer line (random
+    mirror / archive boilerplate with random numbers), and p = 0.2 HTML wrapping (html, head,
+    title = first line, body, one <p> per paragraph).
+    """
+    if rng.random() < 0.05:
+        return text, ["exact copy"]
+    kinds: list[str] = []
+    paragraphs = text.split("\n\n")
+    if len(paragraphs) > 2 and rng.random() < 0.3:
+        i, j = rng.sample(range(len(paragraphs)), 2)
+        paragraphs[i], paragraphs[j] = paragraphs[j], paragraphs[i]
+        kinds.append("paragraph swap")
+    words = "\n\n".join(paragraphs).split(" ")
+    n_edits = int(rng.uniform(0.0, 0.06) * len(words) + rng.random())
+    for _ in range(n_edits):
+        j = rng.randrange(len(words))
+        op = rng.random()
+        if op < 0.4:
+            words[j] = vocab[rng.randrange(len(vocab))]
+        elif op < 0.7:
+            words.insert(j, vocab[rng.randrange(len(vocab))])
+        elif len(words) > 1:
+            del words[j]
+    if n_edits:
+        kinds.append("word edits")
+    out = " ".join(words)
+    if rng.random() < 0.3:
+        out = _boilerplate(rng, _HEADERS) + "\n\n" + out
+        kinds.append("header")
+    if rng.random() < 0.3:
+        out = out + "\n\n" + _boilerplate(rng, _FOOTERS) + "\n"
+        kinds.append("footer")
+    if rng.random() < 0.2:
+        title = out.strip().split("\n", 1)[0][:80]
+        body = "\n".join(f"<p>{p}</p>" for p in out.split("\n\n"))
+        out = (
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            f"</head>\n<body>\n{body}\n</body></html>\n"
+        )
+        kinds.append("html")
+    return out, kinds or ["nothing drawn (unchanged)"]
+
+
+def scaled_corpus(real: Docs, n: int, seed: int = SEED) -> Scaled:
+    """``n`` documents: document i is ``mutate`` of a uniformly random real text (seeded).
+
+    Ids are ``s0000000``, ``s0000001``, ... in generation order, so every prefix of the corpus
+    is itself a random sample of the same construction.
+    """
+    rng = random.Random(seed)
+    vocab = sorted({w for _, t in real[::7] for w in t.split() if w.isalpha() and len(w) < 20})
+    docs: Docs = []
+    source = np.empty(n, dtype=np.int64)
+    recipe: Counter[str] = Counter()
+    width = max(7, len(str(n)))
+    for i in range(n):
+        s = rng.randrange(len(real))
+        text, kinds = mutate(real[s][1], rng, vocab)
+        docs.append((f"s{i:0{width}d}", text))
+        source[i] = s
+        recipe.update(kinds)
+    return Scaled(docs, source, recipe)
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    """A corpus written as JSON lines (``id``, ``text``) for the job and for MLlib."""
+
+    name: str
+    path: Path
+    docs: Docs
+
+    @property
+    def n(self) -> int:
+        return len(self.docs)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(len(t.encode("utf-8")) for _, t in self.docs)
+
+
+def write_corpus(name: str, docs: Docs) -> CorpusFile:
+    path = WORK / "corpora" / f"{name}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for doc_id, text in docs:
+            fh.write(json.dumps({"id": doc_id, "text": text}, ensure_ascii=False))
+            fh.write("\n")
+    return CorpusFile(name, path, docs)
+
+
+# --- exact all-pairs Jaccard (the ground truth) ----------------------------------------------
+
+
+def shingle_sets(texts: Sequence[str], w: int = SHINGLE_W) -> list[U64]:
+    """Each text's set of semblance word w-shingles (the job's own kernel), sorted, unique."""
+    hashes, offsets = word_shingles_batch(texts, w)
+    return [np.unique(hashes[offsets[i] : offsets[i + 1]]) for i in range(len(texts))]
+
+
+@njit(cache=False)
+def _all_pairs(
+    indptr: I64,
+    data: I64,
+    plen: I64,
+    post_ptr: I64,
+    post_doc: I64,
+    num: int,
+    den: int,
+    out: I64,
+) -> int:
+    """Prefix-filtered all-pairs join: every (y, x), y < x, with J >= num/den, into ``out``
+    rows (y, x, |x & y|). Returns the row count, or -1 when ``out`` is too small."""
+    n = len(indptr) - 1
+    mark = np.full(n, -1, dtype=np.int64)
+    count = 0
+    for x in range(n):
+        x0, x1 = indptr[x], indptr[x + 1]
+        nx = x1 - x0
+        for q in range(x0, x0 + plen[x]):
+            tok = data[q]
+            for r in range(post_ptr[tok], post_ptr[tok + 1]):
+                y = post_doc[r]
+                if y >= x:
+                    break  # postings are sorted by set index
+                if mark[y] == x:
+                    continue
+                mark[y] = x
+                y0, y1 = indptr[y], indptr[y + 1]
+                ny = y1 - y0
+                if den * min(nx, ny) < num * max(nx, ny):
+                    continue  # J <= min/max: too different in size
+                i, j, inter = x0, y0, 0
+                while i < x1 and j < y1:
+                    if data[i] == data[j]:
+                        inter += 1
+                        i += 1
+                        j += 1
+                    elif data[i] < data[j]:
+                        i += 1
+                    else:
+                        j += 1
+                if den * inter >= num * (nx + ny - inter):
+                    if count == len(out):
+                        return -1
+                    out[count, 0] = y
+                    out[count, 1] = x
+                    out[count, 2] = inter
+                    count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Exact Jaccard of every document pair with J >= 0.7 among ``n`` documents.
+
+    Pairs are codes ``a * n + b`` (a < b, positions in the evaluated document list).
+    """
+
+    n: int
+    sizes: I64  # shingle-set size per document
+    codes: I64  # sorted pair codes with J >= 0.7
+    inter: I64  # |A & B| per code
+    union: I64  # |A | B| per code
+    seconds: float
+
+    def at_least(self, num: int, den: int) -> I64:
+        return self.codes[den * self.inter >= num * self.union]
+
+
+def exact_pairs(sets: Sequence[U64], t: tuple[int, int] = T_07) -> Truth:
+    """All pairs with exact Jaccard >= t, by prefix filtering (AllPairs) over an inverted index.
+
+    Notes:
+        Lossless: with shingles ordered rarest first, two sets with J >= t share a shingle
+        within their first ``|x| - ceil(t|x|) + 1`` shingles. Identical sets are collapsed
+        first (their pairs have J = 1). Empty sets (fewer than 3 words) pair with nothing:
+        J = 0, semblance's rule and the job's exact verification.
+    """
+    started = time.perf_counter()
+    num, den = t
+    n = len(sets)
+    sizes = np.array([len(s) for s in sets], dtype=np.int64)
+    groups: dict[bytes, list[int]] = defaultdict(list)
+    for i, s in enumerate(sets):
+        if len(s):
+            groups[s.tobytes()].append(i)
+    members = list(groups.values())
+    uniq = [sets[g[0]] for g in members]
+    codes: list[I64] = []
+    inter: list[I64] = []
+    union: list[I64] = []
+
+    def add(a: I64, b: I64, common: I64, total: I64) -> None:
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        codes.append(lo * n + hi)
+        inter.append(common)
+        union.append(total)
+
+    for g in members:  # identical sets: J = 1
+        if len(g) > 1:
+            a, b = np.triu_indices(len(g), 1)
+            arr = np.asarray(g, dtype=np.int64)
+            k = sizes[arr[a]]
+            add(arr[a], arr[b], k, k)
+    if len(uniq) > 1:
+        allv = np.concatenate(uniq)
+        tokens, inverse, counts = np.unique(allv, return_inverse=True, return_counts=True)
+        rank_of = np.empty(len(tokens), dtype=np.int64)
+        rank_of[np.lexsort((tokens, counts))] = np.arange(len(tokens))  # rarest first
+        ranks = rank_of[inverse]
+        lens = np.array([len(u) for u in uniq], dtype=np.int64)
+        indptr = np.zeros(len(uniq) + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
+        data = np.concatenate([np.sort(ranks[indptr[i] : indptr[i + 1]]) for i in range(len(uniq))])
+        plen = lens - (num * lens + den - 1) // den + 1
+        owner = np.repeat(np.arange(len(uniq), dtype=np.int64), lens)
+        pos = np.arange(len(data), dtype=np.int64) - indptr[owner]
+        in_prefix = pos < plen[owner]
+        p_tok, p_doc = data[in_prefix], owner[in_prefix]
+        order = np.lexsort((p_doc, p_tok))
+        post_doc = p_doc[order]
+        post_ptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(p_tok, minlength=len(tokens)), out=post_ptr[1:])
+        cap = 1 << 16
+        while True:
+            out = np.empty((cap, 3), dtype=np.int64)
+            got = _all_pairs(indptr, data, plen, post_ptr, post_doc, num, den, out)
+            if got >= 0:
+                break
+            cap *= 4
+        for y, x, common in out[:got]:
+            ga = np.asarray(members[y], dtype=np.int64)
+            gb = np.asarray(members[x], dtype=np.int64)
+            a, b = np.repeat(ga, len(gb)), np.tile(gb, len(ga))
+            total = lens[y] + lens[x] - common
+            add(a, b, np.full(len(a), common), np.full(len(a), total))
+    if codes:
+        all_codes = np.concatenate(codes)
+        order = np.argsort(all_codes, kind="stable")
+        c, i_, u_ = all_codes[order], np.concatenate(inter)[order], np.concatenate(union)[order]
+    else:
+        c = i_ = u_ = np.zeros(0, dtype=np.int64)
+    return Truth(n, sizes, c, i_, u_, time.perf_counter() - started)
+
+
+def check_against_shipped_truth(copyright: Docs) -> dict[str, Any]:
+    """Self-check of ``exact_pairs``: recompute the shipped copyright ground truth (lowercase
+    ``\\w+`` word 5-grams, J >= 0.5) and compare the pair sets."""
+    words = re.compile(r"\w+")
+    sets = []
+    for _, text in copyright:
+        tok = words.findall(text.lower())
+        grams = {
+            xxhash.xxh64_intdigest(" ".join(tok[i : i + 5]).encode()) for i in range(len(tok) - 4)
+        }
+        sets.append(np.array(sorted(grams), dtype=np.uint64))
+    truth = exact_pairs(sets, (1, 2))
+    names = [doc_id.removeprefix("copyright/") for doc_id, _ in copyright]
+    ours = {tuple(sorted((names[c // truth.n], names[c % truth.n]))) for c in truth.codes.tolist()}
+    shipped = set()
+    for line in COPYRIGHT_TRUTH_W5.read_text("utf-8").splitlines():
+        if line and not line.startswith("#"):
+            _, a, b = line.split("\t")
+            shipped.add(tuple(sorted((a, b))))
+    return {
+        "shipped_pairs": len(shipped),
+        "recomputed_pairs": len(ours),
+        "identical": ours == shipped,
+        "only_shipped": len(shipped - ours),
+        "only_recomputed": len(ours - shipped),
+    }
+
+
+# --- found pairs and quality ---------------------------------------------------------------
+
+
+def _group_codes(groups: Iterable[Sequence[int]], n: int) -> I64:
+    parts = []
+    for g in groups:
+        if len(g) > 1:
+            arr = np.sort(np.asarray(g, dtype=np.int64))
+            a, b = np.triu_indices(len(arr), 1)
+            parts.append(arr[a] * n + arr[b])
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _edge_codes(a: Sequence[int], b: Sequence[int], n: int) -> I64:
+    x, y = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    return np.unique(np.minimum(x, y) * n + np.maximum(x, y))
+
+
+def cluster_pairs(spark: SparkSession, out: Path, index: dict[str, int]) -> I64:
+    """Pairs of evaluated documents in the same output cluster (``clusters/``)."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for r in spark.read.parquet(str(out / "clusters")).select("doc_id", "cluster_id").collect():
+        if r.doc_id in index:
+            groups[r.cluster_id].append(index[r.doc_id])
+    return _group_codes(groups.values(), len(index))
+
+
+def edge_pairs(
+    spark: SparkSession, out: Path, index: dict[str, int], leader: dict[str, str]
+) -> I64:
+    """Pairs the job asserted directly: verified edges (``pairs/``, between exact-duplicate
+    leaders) expanded to every member of both groups, plus pairs inside exact-duplicate groups.
+
+    ``leader`` maps every document of the corpus to its exact group's smallest id, as the
+    job's exact stage does (same canonical form, ``Pipeline.exact_keys``).
+    """
+    members: dict[str, list[int]] = defaultdict(list)
+    for doc_id, lead in leader.items():
+        if doc_id in index:
+            members[lead].append(index[doc_id])
+    parts = [_group_codes(members.values(), len(index))]
+    for r in spark.read.parquet(str(out / "pairs")).select("a", "b").collect():
+        ma, mb = members.get(r.a), members.get(r.b)
+        if ma and mb:
+            a, b = np.repeat(ma, len(mb)), np.tile(mb, len(ma))
+            parts.append(_edge_codes(a, b, len(index)))
+    return np.unique(np.concatenate(parts))
+
+
+def exact_leaders(corpus: CorpusFile, preset: str) -> dict[str, str]:
+    """Every document's exact-duplicate leader under ``preset`` (the job's exact stage)."""
+    texts = [t for _, t in corpus.docs]
+    if preset == "semblance":
+        # Equal token text <=> equal word 3-shingle stream (up to 64-bit hash collisions), and
+        # the compiled stream is ~15x faster than the per-document token text; texts of fewer
+        # than 3 tokens (empty stream) get the preset's own key.
+        hashes, offsets = word_shingles_batch(texts, SHINGLE_W)
+        keys = [
+            xxhash.xxh3_128_hexdigest(hashes[offsets[i] : offsets[i + 1]].tobytes())
+            if offsets[i + 1] > offsets[i]
+            else "t" + resolve(preset).exact_keys([texts[i]])[0]
+            for i in range(len(texts))
+        ]
+    else:
+        keys = resolve(preset).exact_keys(texts)
+    lead: dict[str, str] = {}
+    for (doc_id, _), key in zip(corpus.docs, keys, strict=True):
+        if key not in lead or doc_id < lead[key]:
+            lead[key] = doc_id
+    return {doc_id: lead[key] for (doc_id, _), key in zip(corpus.docs, keys, strict=True)}
+
+
+@dataclass(frozen=True)
+class Quality:
+    found: int
+    truth_07: int
+    truth_075: int
+    hit_07: int
+    hit_075: int
+    fp_near: int  # false positives with 0.6 <= J < 0.7
+    fp_far: int  # false positives with J < 0.6, at least one document with shingles
+    fp_empty_same: int  # both documents without shingles, same token text (exact duplicates)
+    fp_empty_diff: int  # both documents without shingles, different texts
+
+    @property
+    def recall_07(self) -> float:
+        return self.hit_07 / self.truth_07 if self.truth_07 else 1.0
+
+    @property
+    def recall_075(self) -> float:
+        return self.hit_075 / self.truth_075 if self.truth_075 else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.hit_07 / self.found if self.found else 1.0
+
+    def figures(self) -> dict[str, float | int]:
+        return {
+            "found": self.found,
+            "truth_ge_0.7": self.truth_07,
+            "truth_ge_0.75": self.truth_075,
+            "recall_ge_0.7": round(self.recall_07, 4),
+            "recall_ge_0.75": round(self.recall_075, 4),
+            "precision": round(self.precision, 4),
+            "fp_0.6_to_0.7": self.fp_near,
+            "fp_below_0.6": self.fp_far,
+            "fp_no_shingles_same_tokens": self.fp_empty_same,
+            "fp_no_shingles_different": self.fp_empty_diff,
+        }
+
+
+def quality(found: I64, truth: Truth, sets: Sequence[U64], token_keys: Sequence[str]) -> Quality:
+    """Recall (J >= 0.7, J >= 0.75) and precision (found pairs with J >= 0.7) of ``found``."""
+    t075 = truth.at_least(*T_075)
+    hit = np.isin(found, truth.codes)
+    fp = found[~hit]
+    near = far = empty_same = empty_diff = 0
+    for code in fp.tolist():
+        a, b = divmod(code, truth.n)
+        if not len(sets[a]) and not len(sets[b]):
+            if token_keys[a] == token_keys[b]:
+                empty_same += 1
+            else:
+                empty_diff += 1
+            continue
+        common = len(np.intersect1d(sets[a], sets[b], assume_unique=True))
+        j = common / (len(sets[a]) + len(sets[b]) - common)
+        if j >= 0.6:
+            near += 1
+        else:
+            far += 1
+    return Quality(
+        found=len(found),
+        truth_07=len(truth.codes),
+        truth_075=len(t075),
+        hit_07=int(hit.sum()),
+        hit_075=int(np.isin(t075, found).sum()),
+        fp_near=near,
+        fp_far=far,
+        fp_empty_same=empty_same,
+        fp_empty_diff=empty_diff,
+    )
+
+
+# --- the runs ------------------------------------------------------------------------------
+
+
+def start_spark() -> SparkSession:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("neardup-bench-dedup")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2000")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+@dataclass
+class JobRun:
+    label: str
+    corpus: CorpusFile
+    method: str
+    seconds: float
+    summary: dedup_job.Summary
+    output: Path
+    load: tuple[float, float]  # 1-minute load average before and after
+
+    @property
+    def docs_s(self) -> float:
+        return self.corpus.n / self.seconds
+
+    def figures(self) -> dict[str, Any]:
+        s = self.summary
+        return {
+            "corpus": self.corpus.name,
+            "method": self.method,
+            "pipeline": s.pipeline,
+            "docs": self.corpus.n,
+            "mb": round(self.corpus.nbytes / 1e6, 2),
+            "seconds": round(self.seconds, 1),
+            "docs_s": round(self.docs_s, 1),
+            "mb_s": round(self.corpus.nbytes / 1e6 / self.seconds, 3),
+            "exact_duplicates": s.exact_duplicates,
+            "candidates": s.candidates,
+            "verified": s.verified,
+            "clusters": s.clusters,
+            "kept": s.kept,
+            "removed": s.removed,
+            "chained": s.chained,
+            "hot_buckets": s.hot_buckets,
+            "rounds": s.rounds,
+            "stage_seconds": s.seconds,
+            "load_1min_before_after": list(self.load),
+        }
+
+
+def run_job(spark: SparkSession, corpus: CorpusFile, method: str, label: str) -> JobRun:
+    """One end-to-end run of ``jobs/dedup.py``'s ``run`` (read jsonl .. write parquet)."""
+    out = WORK / "runs" / label
+    shutil.rmtree(out, ignore_errors=True)
+    config = load_config(
+        None,
+        input=str(corpus.path),
+        output=str(out),
+        input_format="jsonl",
+        id_col="id",
+        text_col="text",
+        method=method,
+        threshold=THRESHOLD if method == "minhash" else None,
+        verification="estimate" if method == "minhash" else None,
+        outputs=OUTPUTS,
+    )
+    log(f"job {label}: {method} on {corpus.name} ({corpus.n} docs)")
+    before = os.getloadavg()[0]
+    result: list[dedup_job.Summary] = []
+    seconds = best_of(lambda: result.append(dedup_job.run(spark, config)), 1)
+    run = JobRun(label, corpus, method, seconds, result[0], out, (before, os.getloadavg()[0]))
+    log(f"job {label}: {seconds:.1f} s, {run.docs_s:.0f} docs/s, stages {result[0].seconds}")
+    spark.catalog.clearCache()  # the job leaves its persisted frames behind
+    return run
+
+
+def mllib_tables(target_recall: float = TARGET_RECALL_075, j: float = 0.75) -> int:
+    """Fewest MinHashLSH tables L with candidate probability 1 - (1 - J)^L >= target at J.
+
+    MLlib's MinHashLSH is pure OR-amplification (one MinHash per table), so a pair with
+    Jaccard J is a candidate with probability 1 - (1 - J)^L, and approxSimilarityJoin then
+    checks its exact Jaccard distance: recall = that probability, precision = 1 (on the
+    hashed sets). L = 3 already gives 0.973 at J = 0.7 (the brief's >= 0.95); L = 4 is the
+    fewest that also gives >= 0.99 at J = 0.75 (0.996; 0.992 at 0.7), the job's own target.
+    """
+    return math.ceil(math.log(1 - target_recall) / math.log(1 - j))
+
+
+@dataclass
+class MllibRun:
+    corpus: CorpusFile
+    tables: int
+    seconds: float
+    with_shingles: int  # documents with at least one shingle (MinHashLSH rejects empty vectors)
+    pairs: list[tuple[str, str]]
+    load: tuple[float, float]
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "corpus": self.corpus.name,
+            "docs": self.corpus.n,
+            "docs_with_shingles": self.with_shingles,
+            "num_hash_tables": self.tables,
+            "seconds": round(self.seconds, 1),
+            "docs_s": round(self.corpus.n / self.seconds, 1),
+            "pairs": len(self.pairs),
+            "load_1min_before_after": list(self.load),
+        }
+
+
+def _shingles_udf() -> Any:
+    w = SHINGLE_W
+
+    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
+    def shingles(texts: pd.Series) -> pd.Series:
+        hashes, offsets = word_shingles_batch(texts.tolist(), w)
+        signed = hashes.view(np.int64)
+        return pd.Series(
+            [np.unique(signed[offsets[i] : offsets[i + 1]]) for i in range(len(texts))]
+        )
+
+    return shingles
+
+
+def run_mllib(spark: SparkSession, corpus: CorpusFile, label: str, tables: int) -> MllibRun:
+    """MinHashLSH + approxSimilarityJoin (self-join, Jaccard distance < 1 - 0.7), read jsonl ..
+    write the pairs as parquet, timed end to end like the job."""
+    out = WORK / "runs" / label
+    shutil.rmtree(out, ignore_errors=True)
+    shingles = _shingles_udf()
+    counted: list[int] = []
+
+    def job() -> None:
+        docs = spark.read.json(str(corpus.path)).select("id", shingles(F.col("text")).alias("sh"))
+        docs = docs.where(F.size("sh") > 0)
+        tf = HashingTF(inputCol="sh", outputCol="features", numFeatures=MLLIB_FEATURES)
+        feats = tf.setBinary(True).transform(docs).select("id", "features")
+        lsh = MinHashLSH(inputCol="features", outputCol="hashes", numHashTables=tables, seed=SEED)
+        model = lsh.fit(feats)
+        hashed = model.transform(feats).persist()
+        counted.append(hashed.count())
+        # distance < 1 - 0.7 would drop pairs at exactly J = 0.7 (Spark filters with "<")
+        joined = model.approxSimilarityJoin(hashed, hashed, 1.0 - THRESHOLD + 1e-9, "distance")
+        pairs = joined.select(
+            F.col("datasetA.id").alias("a"), F.col("datasetB.id").alias("b"), "distance"
+        ).where(F.col("a") < F.col("b"))
+        pairs.write.mode("overwrite").parquet(str(out))
+        hashed.unpersist()
+
+    log(f"mllib {label}: {tables} tables on {corpus.name} ({corpus.n} docs)")
+    before = os.getloadavg()[0]
+    seconds = best_of(job, 1)
+    pairs = [(r.a, r.b) for r in spark.read.parquet(str(out)).select("a", "b").collect()]
+    log(f"mllib {label}: {seconds:.1f} s, {len(pairs)} pairs")
+    return MllibRun(corpus, tables, seconds, counted[0], pairs, (before, os.getloadavg()[0]))
+
+
+# --- evaluation sets ---------------------------------------------------------------------------
+
+
+@dataclass
+class EvalSet:
+    """Documents to score, with their exact ground truth."""
+
+    name: str
+    ids: list[str]
+    index: dict[str, int]
+    sets: list[U64]
+    token_keys: list[str]
+    truth: Truth
+    results: dict[str, Quality] = field(default_factory=dict)
+
+
+def make_eval(name: str, docs: Docs) -> EvalSet:
+    ids = [d for d, _ in docs]
+    texts = [t for _, t in docs]
+    sets = shingle_sets(texts)
+    token_keys = resolve("semblance").exact_keys(texts)
+    truth = exact_pairs(sets)
+    log(
+        f"truth {name}: {len(docs)} docs, {len(truth.codes)} pairs J >= 0.7 ({truth.seconds:.1f} s)"
+    )
+    return EvalSet(name, ids, {d: i for i, d in enumerate(ids)}, sets, token_keys, truth)
+
+
+def score(ev: EvalSet, system: str, found: I64) -> None:
+    ev.results[system] = quality(found, ev.truth, ev.sets, ev.token_keys)
+
+
+def score_job(
+    spark: SparkSession, ev: EvalSet, run: JobRun, leaders: dict[str, str] | None
+) -> None:
+    tag = f"neardup {run.method}"
+    score(ev, f"{tag} (cluster pairs)", cluster_pairs(spark, run.output, ev.index))
+    if leaders is not None:
+        score(ev, f"{tag} (edges + exact dups)", edge_pairs(spark, run.output, ev.index, leaders))
+
+
+def score_mllib(ev: EvalSet, run: MllibRun) -> None:
+    a, b = [], []
+    for x, y in run.pairs:
+        if x in ev.index and y in ev.index:
+            a.append(ev.index[x])
+            b.append(ev.index[y])
+    score(ev, f"MLlib MinHashLSH L={run.tables}", _edge_codes(a, b, len(ev.ids)))
+
+
+def family_sample(scaled: Scaled, limit: int, size: int, seed: int = SEED) -> list[int]:
+    """Positions (< ``limit``) of ``size`` documents: all copies of randomly chosen source
+    texts, so that the sample keeps its near-duplicate families (a uniform sample of a
+    large corpus keeps almost no pairs)."""
+    rng = random.Random(seed + 1)
+    by_source: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(scaled.source[:limit].tolist()):
+        by_source[s].append(i)
+    sources = sorted(by_source)
+    rng.shuffle(sources)
+    picked: list[int] = []
+    for s in sources:
+        if len(picked) >= size:
+            break
+        picked.extend(by_source[s][: size - len(picked)])
+    return sorted(picked)
+
+
+# --- report --------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    free = subprocess.run(["free", "-h"], capture_output=True, text=True, check=False).stdout
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
+    import pyspark
+
+    return {
+        "nproc": os.cpu_count(),
+        "free_h": free.strip(),
+        "load_1_5_15": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "pyspark": pyspark.__version__,
+        "java": (java.stderr.splitlines() or ["?"])[0],
+        "platform": platform.platform(),
+    }
+
+
+def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    cells = [[str(h) for h in header]] + [
+        [f"{c:.4f}" if isinstance(c, float) and c < 10 else str(c) for c in r] for r in rows
+    ]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    print(f"\n== {title} ==")
+    for k, r in enumerate(cells):
+        print(
+            "  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r))
+        )
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def check_counts(run: JobRun, leaders: dict[str, str] | None) -> list[str]:
+    """Cross-checks of the job's summary against its own outputs and an independent count."""
+    problems = []
+    s = run.summary
+    if s.kept + s.removed + s.rejected != s.input or s.input != run.corpus.n:
+        problems.append(f"{run.label}: kept + removed + rejected != input")
+    if leaders is not None:
+        groups = len(set(leaders.values()))
+        if s.exact_duplicates != run.corpus.n - groups:
+            problems.append(
+                f"{run.label}: exact_duplicates {s.exact_duplicates}, independent count "
+                f"{run.corpus.n - groups}"
+            )
+    return problems
+
+
+# --- main ----------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scale", type=int, default=40_000, help="documents in the scaled corpus")
+    p.add_argument("--base", type=int, help="scaling base size (default: scale / 4)")
+    p.add_argument("--eval-sample", type=int, default=EVAL_SAMPLE)
+    p.add_argument("--mllib-sample", type=int, default=MLLIB_SAMPLE)
+    p.add_argument("--tables", type=int, help="MLlib numHashTables (default: mllib_tables())")
+    p.add_argument("--real-every", type=int, default=1, help="smoke tests: every k-th real text")
+    args = p.parse_args(argv)
+    if not SHARED_DATA.is_dir():
+        print(f"bench_dedup: skipped: {SHARED_DATA} is absent (real texts needed)")
+        return 0
+    started = time.perf_counter()
+    base = args.base or max(1, args.scale // 4)
+    tables = args.tables or mllib_tables()
+    figures: dict[str, Any] = {"bench": "dedup_e2e", "date": "2026-11-30", "machine": machine()}
+    problems: list[str] = []
+
+    # 1. corpora
+    t = time.perf_counter()
+    parts = {k: v[:: args.real_every] for k, v in load_real().items()}
+    real_docs = [d for docs in parts.values() for d in docs]
+    real = write_corpus("real", real_docs)
+    scaled = scaled_corpus(real_docs, args.scale)
+    large = write_corpus(f"scaled_{args.scale}", scaled.docs)
+    mllib_n = min(args.mllib_sample, large.n)
+    sample = (
+        large if mllib_n == large.n else write_corpus(f"prefix_{mllib_n}", large.docs[:mllib_n])
+    )
+    sizes = [base, 2 * base, 4 * base]
+    prefixes = {
+        n: large if n == large.n else write_corpus(f"prefix_{n}", large.docs[:n])
+        for n in sizes
+        if n <= large.n
+    }
+    distinct = prefixes[base]
+    mean = distinct.nbytes / distinct.n
+    pick = min(real_docs, key=lambda d: abs(len(d[1].encode("utf-8")) - mean))
+    width = len(str(base))
+    identical = write_corpus(
+        f"identical_{base}", [(f"i{i:0{width}d}", pick[1]) for i in range(base)]
+    )
+    corpus_seconds = time.perf_counter() - t
+    log(f"corpora built in {corpus_seconds:.1f} s: real {real.n}, scaled {large.n}")
+    figures["corpora"] = {
+        c.name: {"docs": c.n, "mb": round(c.nbytes / 1e6, 2)}
+        for c in (real, large, sample, identical, *prefixes.values())
+    }
+    figures["corpora"]["real"]["parts"] = {k: len(v) for k, v in parts.items()}
+    figures["scaled_recipe"] = dict(scaled.recipe.most_common())
+    figures["identical_doc"] = {"source": pick[0], "bytes": len(pick[1].encode("utf-8"))}
+    figures["corpus_build_seconds"] = round(corpus_seconds, 1)
+
+    # exact ground truth (no Spark): copyright files, all real texts, the scaled sample
+    copyright = make_eval("copyright", parts["copyright"])
+    real_eval = make_eval("real", real_docs)
+    sample_pos = family_sample(scaled, mllib_n, args.eval_sample)
+    scaled_eval = make_eval(f"scaled sample {len(sample_pos)}", [large.docs[i] for i in sample_pos])
+    figures["truth_self_check"] = check_against_shipped_truth(load_real()["copyright"])
+    log(f"truth self-check: {figures['truth_self_check']}")
+    if not figures["truth_self_check"]["identical"]:
+        problems.append("exact_pairs does not reproduce the shipped copyright ground truth")
+
+    # 2-5. Spark
+    spark = start_spark()
+    try:
+        warm = write_corpus("warmup", real_docs[::80])
+        for method in ("minhash", "simhash"):  # JVM, Python workers, numba JIT: untimed
+            run_job(spark, warm, method, f"warmup_{method}")
+        run_mllib(spark, warm, "warmup_mllib", tables)
+        runs: dict[str, JobRun] = {}
+        for method in ("minhash", "simhash"):
+            runs[f"real_{method}"] = run_job(spark, real, method, f"real_{method}")
+        ml_real = run_mllib(spark, real, "mllib_real", tables)
+        for method in ("minhash", "simhash"):
+            runs[f"large_{method}"] = run_job(spark, large, method, f"large_{method}")
+        if sample is not large:
+            runs["sample_minhash"] = run_job(spark, sample, "minhash", "sample_minhash")
+        ml_sample = run_mllib(spark, sample, "mllib_sample", tables)
+        scaling: dict[int, JobRun] = {}
+        for n, c in prefixes.items():
+            scaling[n] = (
+                runs["large_minhash"] if c is large else run_job(spark, c, "minhash", f"scale_{n}")
+            )
+        runs["identical_minhash"] = run_job(spark, identical, "minhash", "identical_minhash")
+
+        # quality
+        leaders = {
+            (c.name, preset): exact_leaders(c, preset)
+            for c in (real, large)
+            for preset in ("semblance", "ditto/2")
+        }
+        for ev, corpus_, ml in ((copyright, real, ml_real), (real_eval, real, ml_real)):
+            for method, preset in (("minhash", "semblance"), ("simhash", "ditto/2")):
+                lead = leaders[(corpus_.name, preset)]
+                score_job(spark, ev, runs[f"{corpus_.name}_{method}"], lead)
+            score_mllib(ev, ml)
+        sample_run_key = "large" if sample is large else "sample"
+        for method, preset in (("minhash", "semblance"), ("simhash", "ditto/2")):
+            key = f"{sample_run_key}_{method}" if method == "minhash" else f"large_{method}"
+            corpus_name = runs[key].corpus.name
+            lead = leaders.get((corpus_name, preset)) or exact_leaders(runs[key].corpus, preset)
+            score_job(spark, scaled_eval, runs[key], lead)
+        score_mllib(scaled_eval, ml_sample)
+        for run in runs.values():
+            preset = "semblance" if run.method == "minhash" else "ditto/2"
+            lead = leaders.get((run.corpus.name, preset))
+            problems += check_counts(run, lead)
+        s = runs["identical_minhash"].summary
+        if (s.exact_duplicates, s.kept, s.clusters) != (base - 1, 1, 1):
+            problems.append(f"identical corpus: {s}")
+    finally:
+        spark.stop()
+
+    # report
+    total = time.perf_counter() - started
+    all_runs = {**runs, **{f"scale_{n}": r for n, r in scaling.items()}}
+    figures["job_runs"] = {k: r.figures() for k, r in all_runs.items()}
+    figures["mllib"] = {"real": ml_real.figures(), "sample": ml_sample.figures()}
+    figures["mllib_vs_neardup"] = {
+        "real": round(ml_real.seconds / runs["real_minhash"].seconds, 2),
+        "sample": round(ml_sample.seconds / runs[f"{sample_run_key}_minhash"].seconds, 2),
+    }
+    figures["quality"] = {
+        ev.name: {sys_: q.figures() for sys_, q in ev.results.items()}
+        for ev in (copyright, real_eval, scaled_eval)
+    }
+    figures["truth_seconds"] = {
+        ev.name: round(ev.truth.seconds, 2) for ev in (copyright, real_eval, scaled_eval)
+    }
+    figures["scaling_seconds"] = {str(n): round(r.seconds, 1) for n, r in scaling.items()}
+    figures["identical_vs_distinct_seconds"] = {
+        "identical": round(runs["identical_minhash"].seconds, 1),
+        "distinct": round(scaling[base].seconds, 1),
+    }
+    figures["target_scale_met"] = large.n >= TARGET_DOCS and large.nbytes >= TARGET_BYTES
+    figures["problems"] = problems
+    figures["total_seconds"] = round(total, 1)
+
+    print("neardup dedup job, end to end (read jsonl .. write parquet), local[2], one session")
+    print(f"machine: nproc {os.cpu_count()}, load before {figures['machine']['load_1_5_15']}")
+    print(
+        f"scaled corpus: {large.n} docs, {large.nbytes / 1e6:.0f} MB, each a seeded random edit "
+        f"of a uniformly chosen real text (target {TARGET_DOCS} docs / "
+        f"{TARGET_BYTES // 10**6} MB {'met' if figures['target_scale_met'] else 'NOT run'})"
+    )
+    print(f"edits: {figures['scaled_recipe']}")
+    print_table(
+        "dedup job runs",
+        [
+            "run",
+            "method",
+            "docs",
+            "MB",
+            "seconds",
+            "docs/s",
+            "cand",
+            "verified",
+            "clusters",
+            "removed",
+            "chained",
+            "hot",
+            "load",
+        ],
+        [
+            (
+                k,
+                r.method,
+                r.corpus.n,
+                round(r.corpus.nbytes / 1e6, 1),
+                round(r.seconds, 1),
+                round(r.docs_s),
+                r.summary.candidates,
+                r.summary.verified,
+                r.summary.clusters,
+                r.summary.removed,
+                r.summary.chained,
+                r.summary.hot_buckets,
+                f"{r.load[0]:.1f}/{r.load[1]:.1f}",
+            )
+            for k, r in all_runs.items()
+        ],
+    )
+    print_table(
+        "stage seconds",
+        ["run", *runs["real_minhash"].summary.seconds],
+        [(k, *r.summary.seconds.values()) for k, r in all_runs.items()],
+    )
+    print_table(
+        f"MLlib MinHashLSH (L={tables}) vs neardup minhash, same docs",
+        ["corpus", "docs", "neardup s", "MLlib s", "MLlib/neardup", "MLlib pairs"],
+        [
+            (
+                ml_real.corpus.name,
+                ml_real.corpus.n,
+                round(runs["real_minhash"].seconds, 1),
+                round(ml_real.seconds, 1),
+                figures["mllib_vs_neardup"]["real"],
+                len(ml_real.pairs),
+            ),
+            (
+                ml_sample.corpus.name,
+                ml_sample.corpus.n,
+                round(runs[f"{sample_run_key}_minhash"].seconds, 1),
+                round(ml_sample.seconds, 1),
+                figures["mllib_vs_neardup"]["sample"],
+                len(ml_sample.pairs),
+            ),
+        ],
+    )
+    for ev in (copyright, real_eval, scaled_eval):
+        print_table(
+            f"quality on {ev.name} ({len(ev.ids)} docs; truth: exact J of word 3-shingle sets)",
+            [
+                "system",
+                "found",
+                "T>=.7",
+                "T>=.75",
+                "R>=.7",
+                "R>=.75",
+                "precision",
+                "fp .6-.7",
+                "fp <.6",
+                "fp empty=",
+            ],
+            [
+                (
+                    name,
+                    q.found,
+                    q.truth_07,
+                    q.truth_075,
+                    q.recall_07,
+                    q.recall_075,
+                    q.precision,
+                    q.fp_near,
+                    q.fp_far,
+                    f"{q.fp_empty_same}/{q.fp_empty_diff}",
+                )
+                for name, q in ev.results.items()
+            ],
+        )
+    print_table(
+        "scaling (minhash)",
+        ["docs", "seconds", "docs/s"],
+        [(n, round(r.seconds, 1), round(r.docs_s)) for n, r in scaling.items()]
+        + [
+            (
+                f"{base} identical",
+                round(runs["identical_minhash"].seconds, 1),
+                round(runs["identical_minhash"].docs_s),
+            )
+        ],
+    )
+    print(f"\ntargets: recall(J>=0.75) >= {TARGET_RECALL_075}, precision >= {TARGET_PRECISION}")
+    print(f"problems: {problems or 'none'}")
+    print(f"total wall time {total:.0f} s")
+    print(json.dumps(figures, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
