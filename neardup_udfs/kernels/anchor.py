@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from neardup_udfs.kernels.words_jit import _decode, _pack, _put
+from neardup_udfs.kernels.words_jit import _pack, _put, _rune_at
 
 __all__ = [
     "UNICODE_VERSION",
@@ -282,14 +282,7 @@ def _doc(
     n = 0
     p = lo
     while p <= hi:
-        if p < hi:
-            c = b[p]
-            if c < 0x80:
-                r, size = c, 1
-            else:
-                r, size = _decode(b, p, hi)
-        else:
-            r, size = 0x20, 1  # a separator after the end flushes the last token
+        r, size = _rune_at(b, p, hi)
         if r < 0x80:
             if 65 <= r <= 90:
                 tok[n] = r + 32

@@ -28,7 +28,7 @@ from numba import njit
 
 from neardup_udfs.kernels.hashing import FNV64_OFFSET, FNV64_PRIME, fnv1a64
 from neardup_udfs.kernels.text import go_lower, go_lower_table, to_go_str
-from neardup_udfs.kernels.words_jit import _decode, _pack, _put
+from neardup_udfs.kernels.words_jit import _pack, _put, _rune_at
 
 __all__ = [
     "MIN_TOKEN_BYTES",
@@ -188,14 +188,7 @@ def _doc(
     n = 0  # write position in tok
     p = lo
     while p <= hi:
-        if p < hi:
-            c = b[p]
-            if c < 0x80:
-                r, size = c, 1
-            else:
-                r, size = _decode(b, p, hi)
-        else:
-            r, size = 0x20, 1  # a separator after the end flushes the last token
+        r, size = _rune_at(b, p, hi)
         if r < 0x80:
             if 65 <= r <= 90:
                 tok[n] = r + 32

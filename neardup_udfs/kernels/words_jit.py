@@ -128,6 +128,17 @@ def _decode(b: npt.NDArray[np.uint8], p: int, end: int) -> tuple[int, int]:
 
 
 @njit(inline="always")
+def _rune_at(b: npt.NDArray[np.uint8], p: int, end: int) -> tuple[int, int]:
+    """The rune at p and its size (Go decoding); at p == end a space, which ends a token."""
+    if p == end:
+        return 0x20, 1
+    c = b[p]
+    if c < 0x80:
+        return c, 1
+    return _decode(b, p, end)
+
+
+@njit(inline="always")
 def _put(tok: npt.NDArray[np.uint8], n: int, r: int) -> int:
     """Append rune r to tok[n:] as UTF-8; returns the new length."""
     if r < 0x80:
@@ -167,14 +178,7 @@ def _doc_shingles(
     n = 0
     p = lo
     while p <= hi:
-        if p < hi:
-            c = b[p]
-            if c < 0x80:
-                r, size = c, 1
-            else:
-                r, size = _decode(b, p, hi)
-        else:
-            r, size = 0x20, 1  # a separator after the end flushes the last token
+        r, size = _rune_at(b, p, hi)
         if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
             r >= 0x80 and is_token[r]
         ):
