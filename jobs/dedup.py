@@ -83,8 +83,8 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         Raises LostRecords (and writes no manifest) unless every input row is kept, removed
         as a duplicate of a kept row, or rejected.
     """
-    summary = Summary(pipeline=config.pipeline().id)
     pipeline = config.pipeline()
+    summary = Summary(pipeline=pipeline.id)
     manifest = os.path.join(config.output, "_MANIFEST.json")
     if os.path.exists(manifest):
         os.remove(manifest)  # a run that fails from here on leaves no success marker
