@@ -20,6 +20,7 @@ from neardup_udfs.presets import Pipeline
 
 __all__ = [
     "band_keys_udf",
+    "checked_fingerprint_udf",
     "exact_jaccard_udf",
     "exact_key_udf",
     "fingerprint_udf",
@@ -55,6 +56,32 @@ def fingerprint_udf(pipeline: Pipeline) -> Any:
             yield out
 
     return fingerprint
+
+
+def checked_fingerprint_udf(pipeline: Pipeline) -> Any:
+    """Input (text or image bytes) -> ``struct<fingerprint: bigint, error: string>``.
+
+    Notes:
+        A row the preset cannot use (for ``phash``: not an image, truncated, over the pixel
+        limit) gets a null fingerprint and the reason in ``error``; the batch goes on.
+    """
+
+    @pandas_udf("fingerprint bigint, error string")  # type: ignore[call-overload]
+    def checked(batches: Iterator[pd.Series]) -> Iterator[pd.DataFrame]:
+        for blobs in batches:
+            present = _present(blobs)
+            values = np.zeros(len(blobs), dtype=np.uint64)
+            errors: list[str | None] = ["null input"] * len(blobs)
+            if present.any():
+                fps, problems = pipeline.fingerprint_batch_checked(blobs[present].tolist())
+                values[present] = fps
+                for i, problem in zip(np.flatnonzero(present), problems, strict=True):
+                    errors[i] = problem
+            out = pd.Series(values.view(np.int64), dtype="Int64")
+            out[[e is not None for e in errors]] = pd.NA
+            yield pd.DataFrame({"fingerprint": out, "error": pd.Series(errors, dtype=object)})
+
+    return checked
 
 
 def signature_udf(pipeline: Pipeline) -> Any:
