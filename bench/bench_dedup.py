@@ -62,6 +62,7 @@ from timing import best_of  # noqa: E402
 from neardup_udfs.config import load_config  # noqa: E402
 from neardup_udfs.kernels.words_jit import word_shingles_batch  # noqa: E402
 from neardup_udfs.presets import resolve  # noqa: E402
+from neardup_udfs.udfs import exact_key_udf, fingerprint_udf  # noqa: E402
 
 TEXT_DATA = SHARED_DATA / "text"
 FORTUNES = TEXT_DATA / "debian_fortunes" / "fortunes_1.99.1-7.3.tar.xz"
@@ -520,6 +521,7 @@ class Quality:
     fp_far: int  # false positives with J < 0.6, at least one document with shingles
     fp_empty_same: int  # both documents without shingles, same token text (exact duplicates)
     fp_empty_diff: int  # both documents without shingles, different texts
+    misses: dict[str, int] = field(default_factory=dict)  # why pairs J >= 0.75 were missed
 
     @property
     def recall_07(self) -> float:
@@ -533,7 +535,7 @@ class Quality:
     def precision(self) -> float:
         return self.hit_07 / self.found if self.found else 1.0
 
-    def figures(self) -> dict[str, float | int]:
+    def figures(self) -> dict[str, Any]:
         return {
             "found": self.found,
             "truth_ge_0.7": self.truth_07,
@@ -545,29 +547,47 @@ class Quality:
             "fp_below_0.6": self.fp_far,
             "fp_no_shingles_same_tokens": self.fp_empty_same,
             "fp_no_shingles_different": self.fp_empty_diff,
+            **({"misses_ge_0.75": self.misses} if self.misses else {}),
         }
 
 
-def quality(found: I64, truth: Truth, sets: Sequence[U64], token_keys: Sequence[str]) -> Quality:
-    """Recall (J >= 0.7, J >= 0.75) and precision (found pairs with J >= 0.7) of ``found``."""
+def quality(found: I64, ev: EvalSet, miss_reasons: bool = False) -> Quality:
+    """Recall (J >= 0.7, J >= 0.75) and precision (found pairs with J >= 0.7) of ``found``.
+
+    With ``miss_reasons``: each missed pair with J >= 0.75 is classified against the job's
+    MinHash (semblance, 16 x 8 bands at threshold 0.7): "lsh" (no common band key, never a
+    candidate), "estimate" (a candidate whose estimated Jaccard is below 0.7: dropped by the
+    estimate verification), "other" (neither: e.g. a hot bucket's star).
+    """
+    truth = ev.truth
     t075 = truth.at_least(*T_075)
     hit = np.isin(found, truth.codes)
-    fp = found[~hit]
     near = far = empty_same = empty_diff = 0
-    for code in fp.tolist():
+    for code in found[~hit].tolist():
         a, b = divmod(code, truth.n)
-        if not len(sets[a]) and not len(sets[b]):
-            if token_keys[a] == token_keys[b]:
+        sa, sb = ev.sets[a], ev.sets[b]
+        if not len(sa) and not len(sb):
+            if ev.token_key(a) == ev.token_key(b):
                 empty_same += 1
             else:
                 empty_diff += 1
             continue
-        common = len(np.intersect1d(sets[a], sets[b], assume_unique=True))
-        j = common / (len(sets[a]) + len(sets[b]) - common)
-        if j >= 0.6:
+        common = len(np.intersect1d(sa, sb, assume_unique=True))
+        if common / (len(sa) + len(sb) - common) >= 0.6:
             near += 1
         else:
             far += 1
+    misses: Counter[str] = Counter()
+    if miss_reasons:
+        sigs, keys = ev.minhash()
+        for code in t075[~np.isin(t075, found)].tolist():
+            a, b = divmod(code, truth.n)
+            if not np.any(keys[a] == keys[b]):
+                misses["lsh"] += 1
+            elif np.mean(sigs[a] == sigs[b]) < THRESHOLD:
+                misses["estimate"] += 1
+            else:
+                misses["other"] += 1
     return Quality(
         found=len(found),
         truth_07=len(truth.codes),
@@ -578,7 +598,62 @@ def quality(found: I64, truth: Truth, sets: Sequence[U64], token_keys: Sequence[
         fp_far=far,
         fp_empty_same=empty_same,
         fp_empty_diff=empty_diff,
+        misses=dict(misses),
     )
+
+
+@dataclass
+class EvalSet:
+    """Documents to score, with their exact ground truth."""
+
+    name: str
+    docs: Docs
+    sets: list[U64]
+    truth: Truth
+    index: dict[str, int] = field(init=False)
+    results: dict[str, Quality] = field(default_factory=dict)
+    _sketch: tuple[U64, U64] | None = None
+
+    def __post_init__(self) -> None:
+        self.index = {d: i for i, (d, _) in enumerate(self.docs)}
+
+    def token_key(self, i: int) -> str:
+        return resolve("semblance").exact_keys([self.docs[i][1]])[0]
+
+    def minhash(self) -> tuple[U64, U64]:
+        """The job's MinHash signatures and band keys of every document (computed once)."""
+        if self._sketch is None:
+            pipeline = resolve("semblance", threshold=THRESHOLD)
+            sigs = pipeline.signature_batch([t for _, t in self.docs])
+            self._sketch = (sigs, pipeline.band_keys_batch(sigs))
+        return self._sketch
+
+
+def make_eval(name: str, docs: Docs) -> EvalSet:
+    sets = shingle_sets([t for _, t in docs])
+    truth = exact_pairs(sets)
+    log(
+        f"truth {name}: {len(docs)} docs, {len(truth.codes)} pairs J >= 0.7 ({truth.seconds:.1f} s)"
+    )
+    return EvalSet(name, docs, sets, truth)
+
+
+def family_sample(scaled: Scaled, limit: int, size: int, seed: int = SEED) -> list[int]:
+    """Positions (< ``limit``) of ``size`` documents: all copies of randomly chosen source
+    texts, so that the sample keeps its near-duplicate families (a uniform sample of a
+    large corpus keeps almost no pairs)."""
+    rng = random.Random(seed + 1)
+    by_source: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(scaled.source[:limit].tolist()):
+        by_source[s].append(i)
+    sources = sorted(by_source)
+    rng.shuffle(sources)
+    picked: list[int] = []
+    for s in sources:
+        if len(picked) >= size:
+            break
+        picked.extend(by_source[s][: size - len(picked)])
+    return sorted(picked)
 
 
 # --- the runs ------------------------------------------------------------------------------
@@ -749,82 +824,70 @@ def run_mllib(spark: SparkSession, corpus: CorpusFile, label: str, tables: int) 
     return MllibRun(corpus, tables, seconds, counted[0], pairs, (before, os.getloadavg()[0]))
 
 
-# --- evaluation sets ---------------------------------------------------------------------------
+# --- scoring -------------------------------------------------------------------------------
 
 
-@dataclass
-class EvalSet:
-    """Documents to score, with their exact ground truth."""
-
-    name: str
-    ids: list[str]
-    index: dict[str, int]
-    sets: list[U64]
-    token_keys: list[str]
-    truth: Truth
-    results: dict[str, Quality] = field(default_factory=dict)
-
-
-def make_eval(name: str, docs: Docs) -> EvalSet:
-    ids = [d for d, _ in docs]
-    texts = [t for _, t in docs]
-    sets = shingle_sets(texts)
-    token_keys = resolve("semblance").exact_keys(texts)
-    truth = exact_pairs(sets)
-    log(
-        f"truth {name}: {len(docs)} docs, {len(truth.codes)} pairs J >= 0.7 ({truth.seconds:.1f} s)"
-    )
-    return EvalSet(name, ids, {d: i for i, d in enumerate(ids)}, sets, token_keys, truth)
-
-
-def score(ev: EvalSet, system: str, found: I64) -> None:
-    ev.results[system] = quality(found, ev.truth, ev.sets, ev.token_keys)
-
-
-def score_job(
-    spark: SparkSession, ev: EvalSet, run: JobRun, leaders: dict[str, str] | None
-) -> None:
-    tag = f"neardup {run.method}"
-    score(ev, f"{tag} (cluster pairs)", cluster_pairs(spark, run.output, ev.index))
-    if leaders is not None:
-        score(ev, f"{tag} (edges + exact dups)", edge_pairs(spark, run.output, ev.index, leaders))
-
-
-def score_mllib(ev: EvalSet, run: MllibRun) -> None:
+def mllib_codes(ev: EvalSet, run: MllibRun) -> I64:
     a, b = [], []
     for x, y in run.pairs:
         if x in ev.index and y in ev.index:
             a.append(ev.index[x])
             b.append(ev.index[y])
-    score(ev, f"MLlib MinHashLSH L={run.tables}", _edge_codes(a, b, len(ev.ids)))
+    return _edge_codes(a, b, len(ev.docs))
 
 
-def family_sample(scaled: Scaled, limit: int, size: int, seed: int = SEED) -> list[int]:
-    """Positions (< ``limit``) of ``size`` documents: all copies of randomly chosen source
-    texts, so that the sample keeps its near-duplicate families (a uniform sample of a
-    large corpus keeps almost no pairs)."""
-    rng = random.Random(seed + 1)
-    by_source: dict[int, list[int]] = defaultdict(list)
-    for i, s in enumerate(scaled.source[:limit].tolist()):
-        by_source[s].append(i)
-    sources = sorted(by_source)
-    rng.shuffle(sources)
-    picked: list[int] = []
-    for s in sources:
-        if len(picked) >= size:
-            break
-        picked.extend(by_source[s][: size - len(picked)])
-    return sorted(picked)
+class Leaders:
+    """``exact_leaders`` per (corpus, preset), computed once."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[str, str], dict[str, str]] = {}
+
+    def get(self, corpus: CorpusFile, method: str) -> dict[str, str]:
+        preset = "semblance" if method == "minhash" else "ditto/2"
+        key = (corpus.name, preset)
+        if key not in self._done:
+            self._done[key] = exact_leaders(corpus, preset)
+        return self._done[key]
+
+
+def score_runs(
+    spark: SparkSession, ev: EvalSet, jobs: Sequence[JobRun], ml: MllibRun, leaders: Leaders
+) -> None:
+    """Score the job's runs (both readings of "found") and MLlib's on ``ev``."""
+    for run in jobs:
+        tag = f"neardup {run.method}"
+        found = cluster_pairs(spark, run.output, ev.index)
+        ev.results[f"{tag} (cluster pairs)"] = quality(found, ev)
+        lead = leaders.get(run.corpus, run.method)
+        found = edge_pairs(spark, run.output, ev.index, lead)
+        ev.results[f"{tag} (edges + exact dups)"] = quality(found, ev, run.method == "minhash")
+    ev.results[f"MLlib MinHashLSH L={ml.tables}"] = quality(mllib_codes(ev, ml), ev)
+
+
+def check_counts(run: JobRun, leaders: Leaders) -> list[str]:
+    """Cross-checks of the job's summary: record conservation, and its exact-duplicate count
+    against an independent one (same canonical form, computed here without Spark)."""
+    problems = []
+    s = run.summary
+    if s.kept + s.removed + s.rejected != s.input or s.input != run.corpus.n:
+        problems.append(f"{run.label}: kept + removed + rejected != input")
+    groups = len(set(leaders.get(run.corpus, run.method).values()))
+    if s.exact_duplicates != run.corpus.n - groups:
+        problems.append(
+            f"{run.label}: exact_duplicates {s.exact_duplicates}, independent count "
+            f"{run.corpus.n - groups}"
+        )
+    return problems
 
 
 # --- report --------------------------------------------------------------------------------
 
 
 def machine() -> dict[str, Any]:
-    free = subprocess.run(["free", "-h"], capture_output=True, text=True, check=False).stdout
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
     import pyspark
 
+    free = subprocess.run(["free", "-h"], capture_output=True, text=True, check=False).stdout
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
     return {
         "nproc": os.cpu_count(),
         "free_h": free.strip(),
@@ -836,10 +899,14 @@ def machine() -> dict[str, Any]:
     }
 
 
+def _cell(c: Any) -> str:
+    if isinstance(c, float):
+        return f"{c:.0f}" if abs(c) >= 1000 else f"{c:.4g}"
+    return str(c)
+
+
 def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    cells = [[str(h) for h in header]] + [
-        [f"{c:.4f}" if isinstance(c, float) and c < 10 else str(c) for c in r] for r in rows
-    ]
+    cells = [list(header)] + [[_cell(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     print(f"\n== {title} ==")
     for k, r in enumerate(cells):
@@ -850,23 +917,214 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]
             print("  ".join("-" * w for w in widths))
 
 
-def check_counts(run: JobRun, leaders: dict[str, str] | None) -> list[str]:
-    """Cross-checks of the job's summary against its own outputs and an independent count."""
-    problems = []
-    s = run.summary
-    if s.kept + s.removed + s.rejected != s.input or s.input != run.corpus.n:
-        problems.append(f"{run.label}: kept + removed + rejected != input")
-    if leaders is not None:
-        groups = len(set(leaders.values()))
-        if s.exact_duplicates != run.corpus.n - groups:
-            problems.append(
-                f"{run.label}: exact_duplicates {s.exact_duplicates}, independent count "
-                f"{run.corpus.n - groups}"
-            )
-    return problems
+def lsh_curve() -> dict[str, Any]:
+    """The job's MinHash banding at threshold 0.7 and its candidate probability per J."""
+    pipeline = resolve("semblance", threshold=THRESHOLD)
+    b, r = pipeline.param("bands"), pipeline.param("rows")
+    curve = {f"{j:.2f}": round(1 - (1 - j**r) ** b, 4) for j in (0.6, 0.65, 0.7, 0.75, 0.8, 0.9)}
+    return {"bands": b, "rows": r, "lsh_threshold": round(pipeline.threshold, 4), "p": curve}
 
 
 # --- main ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Corpora:
+    parts: dict[str, Docs]
+    real: CorpusFile
+    scaled: Scaled
+    large: CorpusFile
+    sample: CorpusFile  # MLlib's sample: a prefix of ``large`` (or all of it)
+    prefixes: dict[int, CorpusFile]  # scaling: 1x, 2x, 4x the base
+    identical: CorpusFile
+    identical_source: str
+    warm: CorpusFile
+    seconds: float
+
+
+def build_corpora(args: argparse.Namespace) -> Corpora:
+    started = time.perf_counter()
+    parts = {k: v[:: args.real_every] for k, v in load_real().items()}
+    real_docs = [d for docs in parts.values() for d in docs]
+    real = write_corpus("real", real_docs)
+    scaled = scaled_corpus(real_docs, args.scale)
+    large = write_corpus(f"scaled_{args.scale}", scaled.docs)
+
+    written: dict[int, CorpusFile] = {large.n: large}
+
+    def prefix(n: int) -> CorpusFile:
+        n = min(n, large.n)
+        if n not in written:
+            written[n] = write_corpus(f"prefix_{n}", large.docs[:n])
+        return written[n]
+
+    base = args.base or max(1, args.scale // 4)
+    prefixes = {n: prefix(n) for n in (base, 2 * base, 4 * base) if n <= large.n}
+    distinct = prefixes[base]
+    mean = distinct.nbytes / distinct.n
+    pick = min(real_docs, key=lambda d: abs(len(d[1].encode("utf-8")) - mean))
+    width = len(str(base))
+    identical = write_corpus(
+        f"identical_{base}", [(f"i{i:0{width}d}", pick[1]) for i in range(base)]
+    )
+    warm = write_corpus("warmup", real_docs[:: max(1, len(real_docs) // 200)])
+    seconds = time.perf_counter() - started
+    log(f"corpora built in {seconds:.1f} s: real {real.n}, scaled {large.n}")
+    return Corpora(
+        parts,
+        real,
+        scaled,
+        large,
+        prefix(min(args.mllib_sample, large.n)),
+        prefixes,
+        identical,
+        pick[0],
+        warm,
+        seconds,
+    )
+
+
+def warm_up(spark: SparkSession, warm: CorpusFile, tables: int) -> None:
+    """Untimed: JVM and plan code paths, Python workers, both presets' JIT kernels, MLlib."""
+    run_job(spark, warm, "minhash", "warmup_minhash")
+    ditto = resolve("ditto/2")
+    text = F.col("text")
+    df = spark.read.json(str(warm.path)).repartition(2)
+    df = df.select(fingerprint_udf(ditto)(text), exact_key_udf(ditto)(text))
+    df.write.format("noop").mode("overwrite").save()
+    run_mllib(spark, warm, "warmup_mllib", tables)
+
+
+@dataclass
+class Runs:
+    jobs: dict[str, JobRun]
+    scaling: dict[int, JobRun]
+    mllib: dict[str, MllibRun]
+
+
+def spark_runs(spark: SparkSession, c: Corpora, tables: int) -> Runs:
+    warm_up(spark, c.warm, tables)
+    jobs: dict[str, JobRun] = {}
+    mllib: dict[str, MllibRun] = {}
+    for method in ("minhash", "simhash"):
+        jobs[f"real_{method}"] = run_job(spark, c.real, method, f"real_{method}")
+    mllib["real"] = run_mllib(spark, c.real, "mllib_real", tables)
+    for method in ("minhash", "simhash"):
+        jobs[f"large_{method}"] = run_job(spark, c.large, method, f"large_{method}")
+    if c.sample is not c.large:
+        jobs["sample_minhash"] = run_job(spark, c.sample, "minhash", "sample_minhash")
+    mllib["sample"] = run_mllib(spark, c.sample, "mllib_sample", tables)
+    scaling: dict[int, JobRun] = {}
+    for n, corpus in c.prefixes.items():
+        if corpus is c.large:
+            scaling[n] = jobs["large_minhash"]
+        elif corpus is c.sample:
+            scaling[n] = jobs["sample_minhash"]
+        else:
+            scaling[n] = run_job(spark, corpus, "minhash", f"scale_{n}")
+    jobs["identical_minhash"] = run_job(spark, c.identical, "minhash", "identical_minhash")
+    return Runs(jobs, scaling, mllib)
+
+
+def report(
+    c: Corpora, runs: Runs, evals: Sequence[EvalSet], figures: dict[str, Any], tables: int
+) -> None:
+    jobs, ml = runs.jobs, runs.mllib
+    all_runs = {**jobs, **{f"scale_{n}": r for n, r in runs.scaling.items()}}
+    sample_job = jobs["sample_minhash"] if "sample_minhash" in jobs else jobs["large_minhash"]
+    base = min(runs.scaling)
+    figures["job_runs"] = {k: r.figures() for k, r in all_runs.items()}
+    figures["mllib"] = {k: r.figures() for k, r in ml.items()}
+    figures["mllib_over_neardup_seconds"] = {
+        "real": round(ml["real"].seconds / jobs["real_minhash"].seconds, 2),
+        "sample": round(ml["sample"].seconds / sample_job.seconds, 2),
+    }
+    figures["quality"] = {
+        ev.name: {name: q.figures() for name, q in ev.results.items()} for ev in evals
+    }
+    figures["truth_seconds"] = {ev.name: round(ev.truth.seconds, 2) for ev in evals}
+    figures["scaling_seconds"] = {str(n): round(r.seconds, 1) for n, r in runs.scaling.items()}
+    figures["identical_vs_distinct_seconds"] = {
+        "identical": round(jobs["identical_minhash"].seconds, 1),
+        "distinct": round(runs.scaling[base].seconds, 1),
+    }
+    large = c.large
+    met = large.n >= TARGET_DOCS and large.nbytes >= TARGET_BYTES
+    figures["target_scale_met"] = met
+
+    print("neardup dedup job, end to end (read jsonl .. write parquet), local[2], one session")
+    m = figures["machine"]
+    print(f"machine: nproc {m['nproc']}, 1/5/15-min load at start {m['load_1_5_15']}")
+    print(
+        f"real texts: {c.real.n} docs, {c.real.nbytes / 1e6:.1f} MB "
+        f"({', '.join(f'{k} {len(v)}' for k, v in c.parts.items())})"
+    )
+    print(
+        f"scaled corpus: {large.n} docs, {large.nbytes / 1e6:.1f} MB; document i = a seeded "
+        f"random edit (bench_dedup.mutate) of a uniformly chosen real text. Target "
+        f"{TARGET_DOCS} docs / {TARGET_BYTES // 10**6} MB: {'met' if met else 'NOT run (time)'}"
+    )
+    print(f"edits applied (documents): {figures['scaled_recipe']}")
+    print(f"identical corpus: {c.identical.n} copies of {c.identical_source}")
+    print_table(
+        "dedup job runs (seconds = wall time of dedup.run, one run each)",
+        ["run", "method", "docs", "MB", "seconds", "docs/s", "exact", "cand", "verified"]
+        + ["clusters", "removed", "chained", "hot", "load 1m"],
+        [
+            (k, r.method, r.corpus.n, round(r.corpus.nbytes / 1e6, 1), r.seconds, round(r.docs_s))
+            + (r.summary.exact_duplicates, r.summary.candidates, r.summary.verified)
+            + (r.summary.clusters, r.summary.removed, r.summary.chained, r.summary.hot_buckets)
+            + (f"{r.load[0]:.1f}/{r.load[1]:.1f}",)
+            for k, r in all_runs.items()
+        ],
+    )
+    stages = list(jobs["real_minhash"].summary.seconds)
+    print_table(
+        "stage seconds",
+        ["run", *stages],
+        [(k, *(r.summary.seconds.get(s, 0.0) for s in stages)) for k, r in all_runs.items()],
+    )
+    ratio = figures["mllib_over_neardup_seconds"]
+    print_table(
+        f"MLlib MinHashLSH (numHashTables={tables}) vs neardup minhash, same documents",
+        ["corpus", "docs", "neardup s", "MLlib s", "MLlib/neardup", "MLlib pairs"],
+        [
+            (r.corpus.name, r.corpus.n, j.seconds, r.seconds, ratio[k], len(r.pairs))
+            for k, r, j in (
+                ("real", ml["real"], jobs["real_minhash"]),
+                ("sample", ml["sample"], sample_job),
+            )
+        ],
+    )
+    for ev in evals:
+        print_table(
+            f"quality on {ev.name} ({len(ev.docs)} docs; truth: exact J of word 3-shingle sets)",
+            ["system", "found", "T>=.7", "T>=.75", "R>=.7", "R>=.75", "precision"]
+            + ["fp .6-.7", "fp <.6", "fp no-shingle same/diff", "misses >=.75"],
+            [
+                (name, q.found, q.truth_07, q.truth_075, q.recall_07, q.recall_075, q.precision)
+                + (q.fp_near, q.fp_far, f"{q.fp_empty_same}/{q.fp_empty_diff}", q.misses or "")
+                for name, q in ev.results.items()
+            ],
+        )
+    identical = jobs["identical_minhash"]
+    print_table(
+        "scaling (minhash)",
+        ["corpus", "docs", "seconds", "docs/s"],
+        [(r.corpus.name, n, r.seconds, round(r.docs_s)) for n, r in runs.scaling.items()]
+        + [(identical.corpus.name, identical.corpus.n, identical.seconds, round(identical.docs_s))],
+    )
+    print(f"\njob MinHash banding at 0.7: {figures['neardup_lsh']}")
+    print(
+        "found pairs: 'cluster pairs' = every pair inside one output cluster; 'edges + exact "
+        "dups' = verified pairs (pairs/) expanded over exact-duplicate groups, plus the pairs "
+        "inside those groups; MLlib = its join's pairs"
+    )
+    print(
+        f"targets: recall(J >= 0.75) >= {TARGET_RECALL_075}, precision >= {TARGET_PRECISION}, "
+        f"MLlib recall(J >= 0.7) >= {TARGET_MLLIB_RECALL_07}"
+    )
+    print(f"problems: {figures['problems'] or 'none'}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -879,252 +1137,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--real-every", type=int, default=1, help="smoke tests: every k-th real text")
     args = p.parse_args(argv)
     if not SHARED_DATA.is_dir():
-        print(f"bench_dedup: skipped: {SHARED_DATA} is absent (real texts needed)")
+        print(f"bench_dedup: skipped: {SHARED_DATA} is absent (the real texts are needed)")
         return 0
     started = time.perf_counter()
-    base = args.base or max(1, args.scale // 4)
     tables = args.tables or mllib_tables()
     figures: dict[str, Any] = {"bench": "dedup_e2e", "date": "2026-11-30", "machine": machine()}
-    problems: list[str] = []
+    figures["args"] = vars(args)
+    figures["neardup_lsh"] = lsh_curve()
 
-    # 1. corpora
-    t = time.perf_counter()
-    parts = {k: v[:: args.real_every] for k, v in load_real().items()}
-    real_docs = [d for docs in parts.values() for d in docs]
-    real = write_corpus("real", real_docs)
-    scaled = scaled_corpus(real_docs, args.scale)
-    large = write_corpus(f"scaled_{args.scale}", scaled.docs)
-    mllib_n = min(args.mllib_sample, large.n)
-    sample = (
-        large if mllib_n == large.n else write_corpus(f"prefix_{mllib_n}", large.docs[:mllib_n])
-    )
-    sizes = [base, 2 * base, 4 * base]
-    prefixes = {
-        n: large if n == large.n else write_corpus(f"prefix_{n}", large.docs[:n])
-        for n in sizes
-        if n <= large.n
-    }
-    distinct = prefixes[base]
-    mean = distinct.nbytes / distinct.n
-    pick = min(real_docs, key=lambda d: abs(len(d[1].encode("utf-8")) - mean))
-    width = len(str(base))
-    identical = write_corpus(
-        f"identical_{base}", [(f"i{i:0{width}d}", pick[1]) for i in range(base)]
-    )
-    corpus_seconds = time.perf_counter() - t
-    log(f"corpora built in {corpus_seconds:.1f} s: real {real.n}, scaled {large.n}")
+    c = build_corpora(args)
     figures["corpora"] = {
-        c.name: {"docs": c.n, "mb": round(c.nbytes / 1e6, 2)}
-        for c in (real, large, sample, identical, *prefixes.values())
+        f.name: {"docs": f.n, "mb": round(f.nbytes / 1e6, 2)}
+        for f in (c.real, c.large, c.sample, c.identical, *c.prefixes.values())
     }
-    figures["corpora"]["real"]["parts"] = {k: len(v) for k, v in parts.items()}
-    figures["scaled_recipe"] = dict(scaled.recipe.most_common())
-    figures["identical_doc"] = {"source": pick[0], "bytes": len(pick[1].encode("utf-8"))}
-    figures["corpus_build_seconds"] = round(corpus_seconds, 1)
+    figures["real_parts"] = {k: len(v) for k, v in c.parts.items()}
+    figures["scaled_recipe"] = dict(c.scaled.recipe.most_common())
+    figures["corpus_build_seconds"] = round(c.seconds, 1)
 
-    # exact ground truth (no Spark): copyright files, all real texts, the scaled sample
-    copyright = make_eval("copyright", parts["copyright"])
-    real_eval = make_eval("real", real_docs)
-    sample_pos = family_sample(scaled, mllib_n, args.eval_sample)
-    scaled_eval = make_eval(f"scaled sample {len(sample_pos)}", [large.docs[i] for i in sample_pos])
+    # the exact ground truth needs no Spark
     figures["truth_self_check"] = check_against_shipped_truth(load_real()["copyright"])
     log(f"truth self-check: {figures['truth_self_check']}")
-    if not figures["truth_self_check"]["identical"]:
-        problems.append("exact_pairs does not reproduce the shipped copyright ground truth")
+    positions = family_sample(c.scaled, c.sample.n, args.eval_sample)
+    evals = [
+        make_eval("copyright", c.parts["copyright"]),
+        make_eval("real", c.real.docs),
+        make_eval(f"scaled sample {len(positions)}", [c.large.docs[i] for i in positions]),
+    ]
 
-    # 2-5. Spark
     spark = start_spark()
     try:
-        warm = write_corpus("warmup", real_docs[::80])
-        for method in ("minhash", "simhash"):  # JVM, Python workers, numba JIT: untimed
-            run_job(spark, warm, method, f"warmup_{method}")
-        run_mllib(spark, warm, "warmup_mllib", tables)
-        runs: dict[str, JobRun] = {}
-        for method in ("minhash", "simhash"):
-            runs[f"real_{method}"] = run_job(spark, real, method, f"real_{method}")
-        ml_real = run_mllib(spark, real, "mllib_real", tables)
-        for method in ("minhash", "simhash"):
-            runs[f"large_{method}"] = run_job(spark, large, method, f"large_{method}")
-        if sample is not large:
-            runs["sample_minhash"] = run_job(spark, sample, "minhash", "sample_minhash")
-        ml_sample = run_mllib(spark, sample, "mllib_sample", tables)
-        scaling: dict[int, JobRun] = {}
-        for n, c in prefixes.items():
-            scaling[n] = (
-                runs["large_minhash"] if c is large else run_job(spark, c, "minhash", f"scale_{n}")
-            )
-        runs["identical_minhash"] = run_job(spark, identical, "minhash", "identical_minhash")
-
-        # quality
-        leaders = {
-            (c.name, preset): exact_leaders(c, preset)
-            for c in (real, large)
-            for preset in ("semblance", "ditto/2")
-        }
-        for ev, corpus_, ml in ((copyright, real, ml_real), (real_eval, real, ml_real)):
-            for method, preset in (("minhash", "semblance"), ("simhash", "ditto/2")):
-                lead = leaders[(corpus_.name, preset)]
-                score_job(spark, ev, runs[f"{corpus_.name}_{method}"], lead)
-            score_mllib(ev, ml)
-        sample_run_key = "large" if sample is large else "sample"
-        for method, preset in (("minhash", "semblance"), ("simhash", "ditto/2")):
-            key = f"{sample_run_key}_{method}" if method == "minhash" else f"large_{method}"
-            corpus_name = runs[key].corpus.name
-            lead = leaders.get((corpus_name, preset)) or exact_leaders(runs[key].corpus, preset)
-            score_job(spark, scaled_eval, runs[key], lead)
-        score_mllib(scaled_eval, ml_sample)
-        for run in runs.values():
-            preset = "semblance" if run.method == "minhash" else "ditto/2"
-            lead = leaders.get((run.corpus.name, preset))
-            problems += check_counts(run, lead)
-        s = runs["identical_minhash"].summary
-        if (s.exact_duplicates, s.kept, s.clusters) != (base - 1, 1, 1):
-            problems.append(f"identical corpus: {s}")
+        runs = spark_runs(spark, c, tables)
+        leaders = Leaders()
+        jobs = runs.jobs
+        real_jobs = [jobs["real_minhash"], jobs["real_simhash"]]
+        sample_jobs = [jobs.get("sample_minhash", jobs["large_minhash"]), jobs["large_simhash"]]
+        score_runs(spark, evals[0], real_jobs, runs.mllib["real"], leaders)
+        score_runs(spark, evals[1], real_jobs, runs.mllib["real"], leaders)
+        score_runs(spark, evals[2], sample_jobs, runs.mllib["sample"], leaders)
+        distinct_runs = {r.label: r for r in [*jobs.values(), *runs.scaling.values()]}
+        problems = [m for r in distinct_runs.values() for m in check_counts(r, leaders)]
     finally:
         spark.stop()
-
-    # report
-    total = time.perf_counter() - started
-    all_runs = {**runs, **{f"scale_{n}": r for n, r in scaling.items()}}
-    figures["job_runs"] = {k: r.figures() for k, r in all_runs.items()}
-    figures["mllib"] = {"real": ml_real.figures(), "sample": ml_sample.figures()}
-    figures["mllib_vs_neardup"] = {
-        "real": round(ml_real.seconds / runs["real_minhash"].seconds, 2),
-        "sample": round(ml_sample.seconds / runs[f"{sample_run_key}_minhash"].seconds, 2),
-    }
-    figures["quality"] = {
-        ev.name: {sys_: q.figures() for sys_, q in ev.results.items()}
-        for ev in (copyright, real_eval, scaled_eval)
-    }
-    figures["truth_seconds"] = {
-        ev.name: round(ev.truth.seconds, 2) for ev in (copyright, real_eval, scaled_eval)
-    }
-    figures["scaling_seconds"] = {str(n): round(r.seconds, 1) for n, r in scaling.items()}
-    figures["identical_vs_distinct_seconds"] = {
-        "identical": round(runs["identical_minhash"].seconds, 1),
-        "distinct": round(scaling[base].seconds, 1),
-    }
-    figures["target_scale_met"] = large.n >= TARGET_DOCS and large.nbytes >= TARGET_BYTES
+    s = runs.jobs["identical_minhash"].summary
+    if (s.exact_duplicates, s.kept, s.clusters) != (c.identical.n - 1, 1, 1):
+        problems.append(f"identical corpus: {s}")
+    if not figures["truth_self_check"]["identical"]:
+        problems.append("exact_pairs does not reproduce the shipped copyright ground truth")
     figures["problems"] = problems
-    figures["total_seconds"] = round(total, 1)
-
-    print("neardup dedup job, end to end (read jsonl .. write parquet), local[2], one session")
-    print(f"machine: nproc {os.cpu_count()}, load before {figures['machine']['load_1_5_15']}")
-    print(
-        f"scaled corpus: {large.n} docs, {large.nbytes / 1e6:.0f} MB, each a seeded random edit "
-        f"of a uniformly chosen real text (target {TARGET_DOCS} docs / "
-        f"{TARGET_BYTES // 10**6} MB {'met' if figures['target_scale_met'] else 'NOT run'})"
-    )
-    print(f"edits: {figures['scaled_recipe']}")
-    print_table(
-        "dedup job runs",
-        [
-            "run",
-            "method",
-            "docs",
-            "MB",
-            "seconds",
-            "docs/s",
-            "cand",
-            "verified",
-            "clusters",
-            "removed",
-            "chained",
-            "hot",
-            "load",
-        ],
-        [
-            (
-                k,
-                r.method,
-                r.corpus.n,
-                round(r.corpus.nbytes / 1e6, 1),
-                round(r.seconds, 1),
-                round(r.docs_s),
-                r.summary.candidates,
-                r.summary.verified,
-                r.summary.clusters,
-                r.summary.removed,
-                r.summary.chained,
-                r.summary.hot_buckets,
-                f"{r.load[0]:.1f}/{r.load[1]:.1f}",
-            )
-            for k, r in all_runs.items()
-        ],
-    )
-    print_table(
-        "stage seconds",
-        ["run", *runs["real_minhash"].summary.seconds],
-        [(k, *r.summary.seconds.values()) for k, r in all_runs.items()],
-    )
-    print_table(
-        f"MLlib MinHashLSH (L={tables}) vs neardup minhash, same docs",
-        ["corpus", "docs", "neardup s", "MLlib s", "MLlib/neardup", "MLlib pairs"],
-        [
-            (
-                ml_real.corpus.name,
-                ml_real.corpus.n,
-                round(runs["real_minhash"].seconds, 1),
-                round(ml_real.seconds, 1),
-                figures["mllib_vs_neardup"]["real"],
-                len(ml_real.pairs),
-            ),
-            (
-                ml_sample.corpus.name,
-                ml_sample.corpus.n,
-                round(runs[f"{sample_run_key}_minhash"].seconds, 1),
-                round(ml_sample.seconds, 1),
-                figures["mllib_vs_neardup"]["sample"],
-                len(ml_sample.pairs),
-            ),
-        ],
-    )
-    for ev in (copyright, real_eval, scaled_eval):
-        print_table(
-            f"quality on {ev.name} ({len(ev.ids)} docs; truth: exact J of word 3-shingle sets)",
-            [
-                "system",
-                "found",
-                "T>=.7",
-                "T>=.75",
-                "R>=.7",
-                "R>=.75",
-                "precision",
-                "fp .6-.7",
-                "fp <.6",
-                "fp empty=",
-            ],
-            [
-                (
-                    name,
-                    q.found,
-                    q.truth_07,
-                    q.truth_075,
-                    q.recall_07,
-                    q.recall_075,
-                    q.precision,
-                    q.fp_near,
-                    q.fp_far,
-                    f"{q.fp_empty_same}/{q.fp_empty_diff}",
-                )
-                for name, q in ev.results.items()
-            ],
-        )
-    print_table(
-        "scaling (minhash)",
-        ["docs", "seconds", "docs/s"],
-        [(n, round(r.seconds, 1), round(r.docs_s)) for n, r in scaling.items()]
-        + [
-            (
-                f"{base} identical",
-                round(runs["identical_minhash"].seconds, 1),
-                round(runs["identical_minhash"].docs_s),
-            )
-        ],
-    )
-    print(f"\ntargets: recall(J>=0.75) >= {TARGET_RECALL_075}, precision >= {TARGET_PRECISION}")
-    print(f"problems: {problems or 'none'}")
-    print(f"total wall time {total:.0f} s")
+    report(c, runs, evals, figures, tables)
+    figures["total_seconds"] = round(time.perf_counter() - started, 1)
+    print(f"total wall time {figures['total_seconds']:.0f} s")
     print(json.dumps(figures, default=str))
     return 0
 
