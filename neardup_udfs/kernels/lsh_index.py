@@ -104,7 +104,30 @@ class _Buckets:
 # --- Index ---------------------------------------------------------------------------------------
 
 
-class Index:
+class _Banded:
+    """The banding shape shared by :class:`Index` and :class:`VerifiedIndex`."""
+
+    def __init__(self, bands: int, rows: int) -> None:
+        self._bands = _positive("bands", bands)
+        self._rows = _positive("rows", rows)
+        self._store = _Buckets(self._bands)
+
+    @property
+    def bands(self) -> int:
+        """Number of bands."""
+        return self._bands
+
+    @property
+    def rows(self) -> int:
+        """Rows (signature values) per band."""
+        return self._rows
+
+    def threshold(self) -> float:
+        """``(1/bands) ** (1/rows)`` as Go computes it (see the module function)."""
+        return threshold(self._bands, self._rows)
+
+
+class Index(_Banded):
     """semblance ``lsh.Index``: MinHash banding index returning unverified candidates.
 
     A signature of ``bands * rows`` values becomes a candidate of a query when the two agree
@@ -127,24 +150,8 @@ class Index:
     """
 
     def __init__(self, bands: int, rows: int) -> None:
-        self._bands = _positive("bands", bands)
-        self._rows = _positive("rows", rows)
-        self._store = _Buckets(self._bands)
+        super().__init__(bands, rows)
         self._keys: dict[str, list[int]] = {}
-
-    @property
-    def bands(self) -> int:
-        """Number of bands."""
-        return self._bands
-
-    @property
-    def rows(self) -> int:
-        """Rows (signature values) per band."""
-        return self._rows
-
-    def threshold(self) -> float:
-        """``(1/bands) ** (1/rows)`` as Go computes it (see the module function)."""
-        return threshold(self._bands, self._rows)
 
     def _keys_of(self, sig: npt.ArrayLike) -> list[int]:
         arr = _as_sig(sig, self._bands * self._rows, "bands*rows")
@@ -214,7 +221,7 @@ class Neighbor(NamedTuple):
     similarity: float
 
 
-class VerifiedIndex:
+class VerifiedIndex(_Banded):
     """semblance ``lsh.VerifiedIndex``: a banding index that keeps signatures and ranks matches.
 
     Notes:
@@ -233,24 +240,8 @@ class VerifiedIndex:
     """
 
     def __init__(self, bands: int, rows: int) -> None:
-        self._bands = _positive("bands", bands)
-        self._rows = _positive("rows", rows)
-        self._store = _Buckets(self._bands)
+        super().__init__(bands, rows)
         self._sigs: dict[str, U64] = {}
-
-    @property
-    def bands(self) -> int:
-        """Number of bands."""
-        return self._bands
-
-    @property
-    def rows(self) -> int:
-        """Rows (signature values) per band."""
-        return self._rows
-
-    def threshold(self) -> float:
-        """``(1/bands) ** (1/rows)`` as Go computes it (see the module function)."""
-        return threshold(self._bands, self._rows)
 
     def _sig(self, sig: npt.ArrayLike) -> U64:
         return _as_sig(sig, self._bands * self._rows, "bands*rows")
