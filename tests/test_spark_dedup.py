@@ -147,6 +147,14 @@ def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  #
     assert {(r.a, r.b): r.similarity for r in exact}[("d0", "d1")] == len(a & b) / len(a | b)
 
 
+def test_short_texts_get_no_band_keys(spark) -> None:  # type: ignore[no-untyped-def]
+    pipe = resolve("semblance")
+    rows = [("s1", "HOLY MACRO!"), ("s2", "try again"), ("long", "one two three four five")]
+    df = spark.createDataFrame(rows, "doc_id string, text string")
+    keyed = {r.doc_id for r in band_keys(sketch(df, pipe), pipe, 0).collect()}
+    assert keyed == {"long"}
+
+
 def test_hot_buckets_become_stars(spark) -> None:  # type: ignore[no-untyped-def]
     rows = [(f"d{i}", 0, 7) for i in range(6)] + [("x", 1, 5), ("y", 1, 5)]
     keys = spark.createDataFrame(rows, "doc_id string, band int, key bigint")

@@ -45,6 +45,11 @@ def band_keys(sketches: DataFrame, pipeline: Pipeline, k: int) -> DataFrame:
     if pipeline.kind == "simhash":
         keys = _simhash_blocks(F.col(FINGERPRINT), k)
     else:
+        # A text too short to shingle has the empty-set signature (every slot all ones, -1
+        # as bigint); it is no evidence of similarity (semblance's Similarity gives 0), so
+        # such documents get no band keys and can only be exact duplicates.
+        empty = F.forall(F.col(SIGNATURE), lambda x: x == F.lit(-1))
+        sketches = sketches.where(~empty)
         keys = band_keys_udf(pipeline)(F.col(SIGNATURE))
     return sketches.select(DOC_ID, F.posexplode(keys).alias(BAND, KEY))
 
