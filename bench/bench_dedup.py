@@ -1202,6 +1202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     figures["real_parts"] = {k: len(v) for k, v in c.parts.items()}
     figures["scaled_recipe"] = dict(c.scaled.recipe.most_common())
+    figures["identical_doc"] = c.identical_source
     figures["corpus_build_seconds"] = round(c.seconds, 1)
 
     # the exact ground truth needs no Spark
