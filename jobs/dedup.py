@@ -71,9 +71,24 @@ def _stage(summary: Summary, name: str) -> Iterator[None]:
     log.info("stage %s: done in %.1f s", name, summary.seconds[name])
 
 
-def _materialize(df: DataFrame) -> tuple[DataFrame, int]:
-    df = df.persist()
-    return df, df.count()
+class _Cache:
+    """The frames a run persisted; all released when the run ends, also on failure."""
+
+    def __init__(self) -> None:
+        self.frames: list[DataFrame] = []
+
+    def keep(self, df: DataFrame) -> DataFrame:
+        self.frames.append(df.persist())
+        return df
+
+    def materialize(self, df: DataFrame) -> tuple[DataFrame, int]:
+        self.keep(df)
+        return df, df.count()
+
+    def release(self) -> None:
+        for df in self.frames:
+            df.unpersist()
+        self.frames.clear()
 
 
 def run(spark: SparkSession, config: DedupConfig) -> Summary:
@@ -81,8 +96,18 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
 
     Notes:
         Raises LostRecords (and writes no manifest) unless every input row is kept, removed
-        as a duplicate of a kept row, or rejected.
+        as a duplicate of a kept row, or rejected. Everything the run persists is released
+        before it returns or raises.
     """
+    cache = _Cache()
+    try:
+        return _run(spark, config, cache)
+    finally:
+        cache.release()
+
+
+def _run(spark: SparkSession, config: DedupConfig, cache: _Cache) -> Summary:
+    _materialize = cache.materialize
     pipeline = config.pipeline()
     summary = Summary(pipeline=pipeline.id)
     manifest = os.path.join(config.output, "_MANIFEST.json")
@@ -108,7 +133,8 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         sketches, _ = _materialize(sketch(leaders, pipeline))
 
     with _stage(summary, "candidates"):
-        cands = candidates(band_keys(sketches, pipeline, config.k), config.hot_bucket_size)
+        keys = cache.keep(band_keys(sketches, pipeline, config.k))  # read by several actions
+        cands = candidates(keys, config.hot_bucket_size)
         pairs, summary.candidates = _materialize(cands.pairs)
         hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
         summary.hot_buckets = cands.hot_buckets.count()
@@ -148,6 +174,7 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
             floor=floor,
             no_chaining=config.no_chaining,
         )
+        cache.frames.append(selection.persisted)
         clusters, n_clustered = _materialize(selection.clusters)
         summary.chained = selection.chained
         summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from neardup_udfs.io import INPUT_FORMATS
+from neardup_udfs.kernels import lsh
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
 
 __all__ = ["ConfigError", "DedupConfig", "OUTPUTS", "load_config"]
@@ -16,6 +17,7 @@ __all__ = ["ConfigError", "DedupConfig", "OUTPUTS", "load_config"]
 METHODS = ("minhash", "simhash")
 DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("estimate", "exact", "off")
+BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
 OUTPUTS = ("docs", "clusters", "pairs", "rejects")
 
@@ -40,8 +42,9 @@ class DedupConfig:
     threshold: float | None = None
     bands: int | None = None
     rows: int | None = None
+    banding: str = "recall"
     k: int = 3
-    verification: str = "estimate"
+    verification: str = "exact"
     representative: str = "min_id"
     order_col: str | None = None
     outputs: tuple[str, ...] = ("docs", "clusters", "rejects")
@@ -55,12 +58,25 @@ class DedupConfig:
         return self.preset or DEFAULT_PRESET[self.method]
 
     def pipeline(self) -> Pipeline:
-        """The resolved preset pipeline (bands/rows derived from the threshold for MinHash)."""
+        """The resolved preset pipeline.
+
+        Notes:
+            MinHash without explicit bands/rows: ``banding = "recall"`` takes
+            ``lsh.recall_params`` (pairs at threshold + 0.05 become candidates with
+            probability >= 0.995) and signatures of ``bands * rows`` slots (at most the
+            preset's ``k``: 125 of 128 for the default 0.7 -> 25 x 5); ``"semblance"`` takes
+            the preset's own closest-threshold shape of ``k`` slots.
+        """
         options: dict[str, Any] = dict(self.preset_options)
         if self.method == "minhash":
-            shape = self.bands is not None or self.rows is not None
-            options.update(bands=self.bands, rows=self.rows)
-            options["threshold"] = None if shape else self.jaccard_threshold
+            if self.bands is not None or self.rows is not None:
+                options.update(bands=self.bands, rows=self.rows, threshold=None)
+            elif self.banding == "semblance":
+                options.update(bands=None, rows=None, threshold=self.jaccard_threshold)
+            else:
+                k = int(options.get("k", get_preset(self.preset_name).options["k"].default))
+                bands, rows = lsh.recall_params(k, self.jaccard_threshold)
+                options.update(k=bands * rows, bands=bands, rows=rows, threshold=None)
         return resolve(self.preset_name, **options)
 
     @property
@@ -88,6 +104,7 @@ def _validate(c: DedupConfig) -> DedupConfig:
         "input_format": (c.input_format, INPUT_FORMATS),
         "method": (c.method, METHODS),
         "verification": (c.verification, VERIFICATIONS),
+        "banding": (c.banding, BANDINGS),
         "representative": (c.representative, REPRESENTATIVES),
     }
     for key, (value, allowed) in choices.items():

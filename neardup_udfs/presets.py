@@ -12,7 +12,7 @@ band keys (:meth:`Pipeline.signature_batch`, :meth:`Pipeline.band_keys_batch`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -72,6 +72,9 @@ class Preset:
     options: Mapping[str, Option]
     batch: Callable[..., U64] = field(repr=False)
     canonical: Callable[[str | bytes], bytes] = field(repr=False, default=normalize_utf8)
+    canonical_batch: Callable[[Sequence[str | bytes]], Iterable[bytes]] | None = field(
+        repr=False, default=None
+    )
     checked: Callable[..., tuple[U64, list[str | None]]] | None = field(repr=False, default=None)
     input: Literal["text", "image"] = "text"
     check: Callable[[dict[str, int]], str | None] = field(repr=False, default=lambda p: None)
@@ -151,8 +154,9 @@ class Pipeline:
             duplicates for it (ditto: the normalized text; semblance: the token sequence).
             Keys are xxh3-128 of the canonical form; a collision needs ~2**64 documents.
         """
-        canonical = self.preset.canonical
-        return [xxhash.xxh3_128_hexdigest(canonical(t)) for t in texts]
+        batch = self.preset.canonical_batch
+        forms = batch(texts) if batch is not None else map(self.preset.canonical, texts)
+        return [xxhash.xxh3_128_hexdigest(form) for form in forms]
 
     @property
     def threshold(self) -> float:
@@ -177,6 +181,12 @@ def _semblance_simhash_batch(texts: Sequence[str | bytes], w: int) -> U64:
 
 def _token_text(text: str | bytes) -> bytes:
     return " ".join(word_tokens(text)).encode("utf-8")
+
+
+def _token_texts(texts: Sequence[str | bytes]) -> Iterator[bytes]:
+    buf, offsets = words_jit.token_texts_batch(texts)
+    data = buf.tobytes()
+    return (data[offsets[i] : offsets[i + 1]] for i in range(len(texts)))
 
 
 def _fingerprint_batch(texts: Sequence[str | bytes]) -> U64:
@@ -255,6 +265,7 @@ _register(
         },
         batch=_semblance_batch,
         canonical=_token_text,
+        canonical_batch=_token_texts,
         check=_check_bands,
     )
 )
@@ -267,6 +278,7 @@ _register(
         options={"w": Option(3, 1, 1024, "word shingle size")},
         batch=_semblance_simhash_batch,
         canonical=_token_text,
+        canonical_batch=_token_texts,
     )
 )
 _register(

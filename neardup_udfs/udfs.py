@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
+from pyspark.sql.types import ArrayType, LongType, StringType
 
 from neardup_udfs.kernels.words_jit import word_shingles_batch
 from neardup_udfs.presets import Pipeline
@@ -21,9 +21,9 @@ from neardup_udfs.presets import Pipeline
 __all__ = [
     "band_keys_udf",
     "checked_fingerprint_udf",
-    "exact_jaccard_udf",
     "exact_key_udf",
     "fingerprint_udf",
+    "shingle_set_udf",
     "signature_udf",
 ]
 
@@ -128,26 +128,24 @@ def exact_key_udf(pipeline: Pipeline) -> Any:
     return exact_key
 
 
-def _shingle_sets(texts: Sequence[str | bytes], w: int) -> list[set[int]]:
-    hashes, offsets = word_shingles_batch(texts, w)
-    return [set(hashes[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
-
-
-def exact_jaccard_udf(pipeline: Pipeline) -> Any:
-    """(text a, text b) -> exact Jaccard similarity of their word-shingle sets (MinHash presets).
+def shingle_set_udf(pipeline: Pipeline) -> Any:
+    """Text -> its set of word-shingle hashes (MinHash presets) as a sorted ``array<bigint>``.
 
     Notes:
-        Two texts with no shingle at all have Jaccard 0 (semblance's degenerate rule).
+        The set the preset's signatures estimate: ``word_shingles(text, w)``, duplicates
+        dropped; a text with fewer than w tokens gives an empty array.
     """
     w = pipeline.param("w")
-    jaccard: Callable[[set[int], set[int]], float] = lambda a, b: (  # noqa: E731
-        len(a & b) / len(a | b) if a and b else 0.0
-    )
 
-    @pandas_udf(DoubleType())  # type: ignore[call-overload]
-    def exact_jaccard(batches: Iterator[tuple[pd.Series, pd.Series]]) -> Iterator[pd.Series]:
-        for a, b in batches:
-            sa, sb = _shingle_sets(a.tolist(), w), _shingle_sets(b.tolist(), w)
-            yield pd.Series([jaccard(x, y) for x, y in zip(sa, sb, strict=True)])
+    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
+    def shingle_set(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for texts in batches:
+            present = _present(texts)
+            hashes, offsets = word_shingles_batch(texts[present].tolist(), w)
+            signed = hashes.view(np.int64)
+            out: list[Any] = [None] * len(texts)
+            for i, j in enumerate(np.flatnonzero(present)):
+                out[j] = np.unique(signed[offsets[i] : offsets[i + 1]])
+            yield pd.Series(out, dtype=object)
 
-    return exact_jaccard
+    return shingle_set

@@ -14,13 +14,25 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_shipped_toml_loads_with_overrides() -> None:
     c = load_config(str(ROOT / "conf/dedup.toml"), input="in", output="out", threshold=0.8)
     assert (c.method, c.preset_name, c.jaccard_threshold) == ("minhash", "semblance", 0.8)
-    assert c.pipeline().id == "semblance/1;bands=8,rows=16"
+    # recall banding: pairs at J = 0.85 are candidates with p >= 0.995 (18 x 7 = 126 slots)
+    assert c.pipeline().id == "semblance/1;bands=18,k=126,rows=7"
+    assert c.verification == "exact"
+    semblance = load_config(
+        str(ROOT / "conf/dedup.toml"), input="i", output="o", threshold=0.8, banding="semblance"
+    )
+    assert semblance.pipeline().id == "semblance/1;bands=8,rows=16"  # closest threshold
+    custom = load_config(
+        input="i", output="o", threshold=0.8, preset_options={"k": 256}, banding="recall"
+    )
+    assert custom.pipeline().id == "semblance/1;bands=25,k=250,rows=10"
     s = load_config(str(ROOT / "conf/dedup.toml"), input="i", output="o", method="simhash", k=5)
     assert (s.preset_name, s.k, s.pipeline().id) == ("ditto/2", 5, "ditto/2")
 
 
 def test_threshold_derives_the_lsh_shape() -> None:
     c = load_config(input="i", output="o", threshold=0.5)
+    assert (c.banding, dict(c.pipeline().params)["bands"]) == ("recall", 42)  # 42 x 3
+    c = load_config(input="i", output="o", threshold=0.5, banding="semblance")
     assert dict(c.pipeline().params)["bands"] == 32
     c = load_config(input="i", output="o", bands=32, rows=4)
     assert c.pipeline().id == "semblance/1;bands=32,rows=4"
@@ -43,6 +55,7 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"preset": "nope"}, "config key 'preset': unknown preset 'nope'"),
         ({"method": "simhash", "preset": "phash"}, "'phash' reads images; the dedup job reads"),
         ({"verification": "off"}, "config key 'verification': 'off' is for simhash only"),
+        ({"banding": "wide"}, "config key 'banding': 'wide' is not one of recall, semblance"),
         ({"representative": "earliest"}, "config key 'order_col'"),
         ({"outputs": ("docs", "html")}, "config key 'outputs': 'html' is not one of"),
         ({"max_rounds": 0}, "config key 'max_rounds': must be a positive integer"),

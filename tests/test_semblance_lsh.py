@@ -650,3 +650,26 @@ def test_signature_conversions() -> None:
         band_keys(np.array([1.0, 2.0]), 1, 2)
     with pytest.raises(ValueError, match="1-D"):
         Index(1, 2).add("x", np.zeros((1, 2), np.uint64))
+
+
+def test_recall_params_put_threshold_plus_margin_above_the_target() -> None:
+    from neardup_udfs.kernels.lsh import candidate_probability, recall_params
+
+    assert recall_params(128, 0.7) == (25, 5)
+    for k in (64, 128, 250):
+        for t in (0.3, 0.5, 0.7, 0.8, 0.9, 0.97):
+            bands, rows = recall_params(k, t)
+            assert bands == k // rows
+            j = t + min(0.05, (1 - t) / 2)
+            assert candidate_probability(j, bands, rows) >= 0.995
+            if rows < k:  # one more row would miss the target
+                assert candidate_probability(j, k // (rows + 1), rows + 1) < 0.995
+    assert recall_params(4, 0.1, probability=0.999999) == (4, 1)
+    for bad, name in (({"k": 0}, "k"), ({"threshold": 1.0}, "threshold")):
+        args = {"k": 128, "threshold": 0.7, **bad}
+        with pytest.raises(ValueError, match=name):
+            recall_params(**args)
+    with pytest.raises(ValueError, match="probability"):
+        recall_params(128, 0.7, probability=1.0)
+    with pytest.raises(ValueError, match="margin"):
+        recall_params(128, 0.7, margin=-0.1)

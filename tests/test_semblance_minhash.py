@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from semblance_golden import float_bits, hexes, inputs, semblance
 
 from neardup_udfs.kernels import minhash, simhash
-from neardup_udfs.kernels.shingle import char_shingles, word_shingles
+from neardup_udfs.kernels.shingle import char_shingles, word_shingles, word_tokens
 from neardup_udfs.kernels.words_jit import (
     minhash_batch,
     simhash_batch,
+    token_texts_batch,
     word_shingles_batch,
     xxh64,
 )
@@ -174,6 +175,15 @@ def test_batch_streams_equal_per_document(docs: list, w: int) -> None:  # type: 
         assert [int(h) for h in hashes[offsets[i] : offsets[i + 1]]] == stream
         assert np.array_equal(sigs[i], minhash.signature(stream, 16, 3))
         assert int(fps[i]) == simhash.sketch((h, 1) for h in stream)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(texts, max_size=6))
+def test_batch_token_texts_equal_joined_tokens(docs: list) -> None:  # type: ignore[type-arg]
+    buf, offsets = token_texts_batch(docs)
+    for i, doc in enumerate(docs):
+        want = " ".join(word_tokens(doc)).encode("utf-8", "surrogatepass")
+        assert buf[offsets[i] : offsets[i + 1]].tobytes() == want
 
 
 @given(st.binary(max_size=100))

@@ -125,6 +125,7 @@ def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  #
     pipe = resolve("semblance", threshold=0.5)
     base = "the quick brown fox jumps over the lazy dog near the quiet river bank today"
     texts = [base, base.replace("lazy", "sleepy"), "nothing in common with the others here at all"]
+    texts += ["HOLY MACRO!", "HOLY MACRO!"]  # no 3-shingle: exact Jaccard 0, not 1
     df = spark.createDataFrame(
         [(f"d{i}", t) for i, t in enumerate(texts)], "doc_id string, text string"
     )
@@ -133,7 +134,9 @@ def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  #
     keys = pipe.band_keys_batch(sigs)
     for r in band_keys(sk, pipe, 0).collect():
         assert r.key & MASK == int(keys[int(r.doc_id[1:]), r.band])
-    pairs = spark.createDataFrame([("d0", "d1"), ("d0", "d2")], "a string, b string")
+    pairs = spark.createDataFrame(
+        [("d0", "d1"), ("d0", "d2"), ("d3", "d4"), ("d0", "d3")], "a string, b string"
+    )
     got = {
         (r.a, r.b): r.similarity
         for r in verify(pairs, sk, pipe, k=0, threshold=0.0, verification="estimate").collect()
@@ -143,8 +146,13 @@ def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  #
     exact = verify(pairs, sk, pipe, k=0, threshold=0.0, verification="exact", texts=df).collect()
     from neardup_udfs.kernels.shingle import word_shingles
 
-    a, b = set(word_shingles(texts[0], 3)), set(word_shingles(texts[1], 3))
-    assert {(r.a, r.b): r.similarity for r in exact}[("d0", "d1")] == len(a & b) / len(a | b)
+    sets = [set(word_shingles(t, 3)) for t in texts]
+    want = {
+        (f"d{i}", f"d{j}"): len(sets[i] & sets[j]) / len(sets[i] | sets[j]) if sets[i] else 0.0
+        for i, j in ((0, 1), (0, 2), (3, 4), (0, 3))
+    }
+    assert {(r.a, r.b): r.similarity for r in exact} == want
+    assert 0 < want[("d0", "d1")] < 1
 
 
 def test_short_texts_get_no_band_keys(spark) -> None:  # type: ignore[no-untyped-def]
@@ -182,6 +190,7 @@ def _write_corpus(
 
 
 def _run(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
+    """One run of the job; checks that it leaves nothing cached behind."""
     cfg = load_config(
         str(ROOT / "conf/dedup.toml"),
         input=str(src),
@@ -192,7 +201,9 @@ def _run(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  #
         outputs=("docs", "clusters", "pairs", "rejects"),
         **overrides,
     )
-    return dedup_job.run(spark, cfg)
+    summary = dedup_job.run(spark, cfg)
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    return summary
 
 
 def _clusters(spark, out: Path) -> list[list[str]]:  # type: ignore[no-untyped-def]
@@ -245,26 +256,56 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
     docs = spark.read.parquet(str(out / "docs"))
     assert docs.count() == s.kept and set(docs.columns) >= {"url", "body", "crawl"}
     report = json.loads((out / "report.json").read_text())
-    assert report["counts"]["kept"] == s.kept and report["pipeline"]["id"] == "semblance/1"
+    assert report["counts"]["kept"] == s.kept and report["pipeline"]["id"] == (
+        "semblance/1;bands=25,k=125,rows=5"
+    )
     assert (out / "_MANIFEST.json").exists()
 
 
-def test_minhash_equals_naive_components(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
-    """Naively: all pairs sharing a band key with estimated Jaccard >= 0.7, union-found."""
-    _, out, _ = minhash_run
-    pipe = resolve("semblance", threshold=0.7)
+def _naive_minhash_clusters(
+    corpus: Corpus, pipe: Any, verification: str, threshold: float = 0.7
+) -> list[list[str]]:
+    """All pairs sharing a band key whose Jaccard (estimated or exact) is >= threshold,
+    union-found; texts without a shingle never pair."""
+    from neardup_udfs.kernels.shingle import word_shingles
+
     ids = [i for i, _ in corpus.docs]
-    sigs = pipe.signature_batch([t for _, t in corpus.docs])
+    texts = [t for _, t in corpus.docs]
+    sigs = pipe.signature_batch(texts)
     keys = pipe.band_keys_batch(sigs)
+    sets = [set(word_shingles(t, 3)) for t in texts]
     uf = UnionFind(len(ids))
     for i in range(len(ids)):
         for j in range(i + 1, len(ids)):
-            if (keys[i] == keys[j]).any() and minhash.jaccard(sigs[i], sigs[j]) >= 0.7:
+            if not (sets[i] and sets[j] and (keys[i] == keys[j]).any()):
+                continue
+            if verification == "exact":
+                sim = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
+            else:
+                sim = minhash.jaccard(sigs[i], sigs[j])
+            if sim >= threshold:
                 uf.union(i, j)
     groups: dict[int, list[str]] = {}
     for i, doc_id in enumerate(ids):
         groups.setdefault(uf.find(i), []).append(doc_id)
-    want = sorted(sorted(g) for g in groups.values() if len(g) > 1)
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
+
+
+def test_minhash_equals_naive_components(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
+    """Default config: recall banding (25 x 5 of 125 slots), exact verification."""
+    _, out, _ = minhash_run
+    pipe = resolve("semblance", k=125, bands=25, rows=5)
+    assert _clusters(spark, out) == _naive_minhash_clusters(corpus, pipe, "exact")
+
+
+def test_minhash_estimate_semblance_banding_equals_naive(
+    spark, corpus: Corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    src = _write_corpus(tmp_path, corpus)
+    out = tmp_path / "out"
+    s = _run(spark, src, out, verification="estimate", banding="semblance")
+    assert s.pipeline == "semblance/1"
+    want = _naive_minhash_clusters(corpus, resolve("semblance", threshold=0.7), "estimate")
     assert _clusters(spark, out) == want
 
 

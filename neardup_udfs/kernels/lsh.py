@@ -30,7 +30,14 @@ import numpy.typing as npt
 from neardup_udfs.kernels.gomath import go_pow_unit
 from neardup_udfs.kernels.hashing import MIX_INIT, SPLITMIX_GAMMA, mix_fold
 
-__all__ = ["band_keys", "band_keys_batch", "candidate_probability", "params", "threshold"]
+__all__ = [
+    "band_keys",
+    "band_keys_batch",
+    "candidate_probability",
+    "params",
+    "recall_params",
+    "threshold",
+]
 
 U64 = npt.NDArray[np.uint64]
 _MASK64 = (1 << 64) - 1
@@ -174,6 +181,41 @@ def params(k: int, threshold: float) -> tuple[int, int]:
         if d <= best:
             best, best_bands, best_rows = d, b, r
     return best_bands, best_rows
+
+
+def recall_params(
+    k: int, threshold: float, *, margin: float = 0.05, probability: float = 0.995
+) -> tuple[int, int]:
+    """A recall-first banding for signatures of ``k`` slots (neardup's, not semblance's).
+
+    Returns the ``(bands, rows)`` with ``bands = k // rows`` and the largest ``rows`` such that
+    two sets of Jaccard ``threshold + m`` become candidates with at least ``probability``,
+    where ``m = min(margin, (1 - threshold) / 2)``. ``rows = 1`` (``k`` bands) when no larger
+    ``rows`` qualifies.
+
+    Notes:
+        semblance's :func:`params` puts the S-curve's midpoint at the threshold, so half the
+        pairs right at the threshold, and one in five at threshold + 0.05 (16 x 8), are never
+        compared. This banding trades more candidates (checked by verification) for recall.
+        ValueError names ``k``, ``threshold``, ``margin`` or ``probability`` when out of range.
+
+    Example:
+        >>> recall_params(128, 0.7)
+        (25, 5)
+    """
+    n = _positive("k", k)
+    t = float(threshold)
+    if not 0.0 < t < 1.0:
+        raise ValueError(f"threshold must be in the open interval (0, 1), got {threshold!r}")
+    if not margin >= 0.0:
+        raise ValueError(f"margin must be >= 0, got {margin!r}")
+    if not 0.0 < probability < 1.0:
+        raise ValueError(f"probability must be in (0, 1), got {probability!r}")
+    j = t + min(margin, (1.0 - t) / 2.0)
+    for rows in range(n, 1, -1):
+        if candidate_probability(j, n // rows, rows) >= probability:
+            return n // rows, rows
+    return n, 1
 
 
 # --- band keys -----------------------------------------------------------------------------------

@@ -19,7 +19,13 @@ from numba import njit
 from neardup_udfs.kernels.hashing import MIX_INIT, SPLITMIX_GAMMA
 from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
 
-__all__ = ["minhash_batch", "simhash_batch", "word_shingles_batch", "xxh64"]
+__all__ = [
+    "minhash_batch",
+    "simhash_batch",
+    "token_texts_batch",
+    "word_shingles_batch",
+    "xxh64",
+]
 
 U64 = npt.NDArray[np.uint64]
 _u = np.uint64
@@ -261,6 +267,52 @@ def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts):
         counts[d] = m
         total += m
     return total
+
+
+@njit(cache=True, nogil=True)
+def _token_texts_all(b, offsets, is_token, lower, out, starts):
+    n = 0
+    for d in range(len(offsets) - 1):
+        starts[d] = n
+        first = n
+        in_token = False
+        p = offsets[d]
+        hi = offsets[d + 1]
+        while p < hi:
+            r, size = _rune_at(b, p, hi)
+            if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
+                r >= 0x80 and is_token[r]
+            ):
+                if not in_token and n > first:
+                    out[n] = 32
+                    n += 1
+                in_token = True
+                if r < 0x80:
+                    out[n] = r + 32 if 65 <= r <= 90 else r
+                    n += 1
+                else:
+                    n = _put(out, n, lower[r])
+            else:
+                in_token = False
+            p += size
+    starts[len(offsets) - 1] = n
+
+
+def token_texts_batch(
+    texts: Sequence[str | bytes],
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """semblance's token text of every text: its ``word_tokens`` joined by single spaces.
+
+    Returns:
+        ``(buf, offsets)``: text d's token text (UTF-8) is ``buf[offsets[d]:offsets[d + 1]]``,
+        equal to ``" ".join(word_tokens(texts[d])).encode()``. Equal token texts mean equal
+        word shingles for every w.
+    """
+    buf, offsets = _pack(texts)
+    out = np.empty(2 * len(buf) + 8, dtype=np.uint8)
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    _token_texts_all(buf, offsets, *_tables(), out, starts)
+    return out[: starts[-1]].copy(), starts
 
 
 def word_shingles_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.NDArray[np.int64]]:

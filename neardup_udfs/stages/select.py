@@ -26,6 +26,7 @@ __all__ = ["Selection", "select_representatives"]
 class Selection:
     clusters: DataFrame  # doc_id, cluster_id, is_representative, similarity | distance
     chained: int  # members beyond the chaining floor (detached when no_chaining)
+    persisted: DataFrame  # persisted by this stage; the caller unpersists it when done
 
 
 def _rule_order(rule: str) -> list[Column]:
@@ -94,7 +95,7 @@ def select_representatives(
     ranked = _with_representative(comp, "__comp", order)
     scored = _score(ranked, sketches, kind)
     beyond = F.col(DISTANCE) > floor if kind == "simhash" else F.col(SIMILARITY) < floor
-    scored = scored.withColumn("__chained", beyond).persist()
+    scored = persisted = scored.withColumn("__chained", beyond).persist()
     chained = scored.where(F.col("__chained")).count()
     if no_chaining and chained:
         regroup = F.when(F.col("__chained"), F.concat(F.lit("\0"), F.col(LEADER))).otherwise(
@@ -109,4 +110,4 @@ def select_representatives(
         (F.col(DOC_ID) == F.col(CLUSTER_ID)).alias(IS_REPRESENTATIVE),
         F.col(score),
     )
-    return Selection(clusters, chained)
+    return Selection(clusters, chained, persisted)
