@@ -8,14 +8,16 @@ Everything runs in this one process with one SparkSession (local[2]):
 1. corpora: the real texts of ../shared/data/text (Debian copyright files, fortunes, man
    pages; raw bytes decoded as UTF-8 with replacement) and a scaled corpus of ``--scale``
    documents, each a real text copied with seeded random edits (see ``mutate``);
-2. the dedup job, MinHash (preset semblance, threshold 0.7, estimate verification) and SimHash
-   (ditto/2, k=3), on both: end-to-end wall time and docs/s;
+2. the dedup job with its defaults, MinHash (preset semblance, threshold 0.7 -> recall-first
+   banding 25 x 5 of 125 slots, exact verification) and SimHash (ditto/2, k=3), on both:
+   end-to-end wall time and docs/s;
 3. MLlib MinHashLSH + approxSimilarityJoin on the same documents, same word 3-shingles,
    same Jaccard threshold;
 4. recall and precision of both against exact all-pairs Jaccard of the word 3-shingle sets;
 5. scaling: 1x, 2x, 4x a base size, and a corpus of identical documents;
-6. (unless --no-tuned) the job once more with a MinHash configuration aimed at the targets
-   (TUNED: k = 240, 40 bands x 6 rows, exact verification) on the real texts and the sample.
+6. (unless --no-semblance) the job once more with semblance's own shape and the signature
+   estimate (SEMBLANCE: banding "semblance" = 16 x 8, estimate verification), the previous
+   default, on the real texts and the sample.
 
 Prints a table and one JSON line. docs/benchmarks.md records a run. Working files (corpora,
 job outputs) go to out/bench_dedup/.
@@ -64,14 +66,14 @@ from timing import best_of  # noqa: E402
 
 from neardup_udfs.config import load_config  # noqa: E402
 from neardup_udfs.kernels.words_jit import word_shingles_batch  # noqa: E402
-from neardup_udfs.presets import resolve  # noqa: E402
+from neardup_udfs.presets import Pipeline, resolve  # noqa: E402
 from neardup_udfs.udfs import exact_key_udf, fingerprint_udf  # noqa: E402
 
 TEXT_DATA = SHARED_DATA / "text"
 FORTUNES = TEXT_DATA / "debian_fortunes" / "fortunes_1.99.1-7.3.tar.xz"
 MANPAGES = TEXT_DATA / "debian_manpages" / "manpages_6.03-2_and_manpages-dev_6.03-2.tar.xz"
 COPYRIGHT_TRUTH_W5 = TEXT_DATA / "debian_copyright" / "groundtruth_jaccard_w5_ge0.5.tsv"
-WORK = ROOT / "out" / "bench_dedup"
+WORK = Path(os.environ.get("NEARDUP_BENCH_WORK", ROOT / "out" / "bench_dedup"))
 
 SEED = 20261130
 THRESHOLD = 0.7  # Jaccard threshold of every system and of the ground truth
@@ -83,10 +85,9 @@ MLLIB_FEATURES = 1 << 30
 MLLIB_SAMPLE = 50_000
 EVAL_SAMPLE = 5_000
 OUTPUTS = ("docs", "clusters", "pairs", "rejects")
-# A second MinHash configuration aimed at the recall / precision targets (lsh_curve(True)):
-# 240 slots in 40 bands of 6 rows, exact verification on the shingle sets.
-TUNED: dict[str, Any] = {"preset_options": {"k": 240}, "bands": 40, "rows": 6}
-TUNED_VERIFICATION = "exact"
+# The reference's own MinHash configuration (the job's default until 2026-11-30): semblance's
+# closest-threshold banding (16 x 8 of 128 slots) and the signature estimate.
+SEMBLANCE: dict[str, Any] = {"banding": "semblance", "verification": "estimate"}
 TARGET_DOCS, TARGET_BYTES = 500_000, 500_000_000
 TARGET_RECALL_075, TARGET_PRECISION, TARGET_MLLIB_RECALL_07 = 0.99, 0.99, 0.95
 
@@ -558,13 +559,13 @@ class Quality:
         }
 
 
-def quality(found: I64, ev: EvalSet, miss_reasons: bool = False) -> Quality:
+def quality(found: I64, ev: EvalSet, run: JobRun | None = None) -> Quality:
     """Recall (J >= 0.7, J >= 0.75) and precision (found pairs with J >= 0.7) of ``found``.
 
-    With ``miss_reasons``: each missed pair with J >= 0.75 is classified against the job's
-    MinHash (semblance, 16 x 8 bands at threshold 0.7): "lsh" (no common band key, never a
-    candidate), "estimate" (a candidate whose estimated Jaccard is below 0.7: dropped by the
-    estimate verification), "other" (neither: e.g. a hot bucket's star).
+    With a MinHash ``run``: each missed pair with J >= 0.75 is classified against that run's
+    pipeline (its banding): "lsh" (no common band key, never a candidate), "estimate" (a
+    candidate whose estimated Jaccard is below 0.7, dropped by estimate verification),
+    "other" (neither: e.g. a hot bucket's star).
     """
     truth = ev.truth
     t075 = truth.at_least(*T_075)
@@ -585,13 +586,13 @@ def quality(found: I64, ev: EvalSet, miss_reasons: bool = False) -> Quality:
         else:
             far += 1
     misses: Counter[str] = Counter()
-    if miss_reasons:
-        sigs, keys = ev.minhash()
+    if run is not None and run.method == "minhash":
+        sigs, keys = ev.minhash(run.pipeline)
         for code in t075[~np.isin(t075, found)].tolist():
             a, b = divmod(code, truth.n)
             if not np.any(keys[a] == keys[b]):
                 misses["lsh"] += 1
-            elif np.mean(sigs[a] == sigs[b]) < THRESHOLD:
+            elif run.verification == "estimate" and np.mean(sigs[a] == sigs[b]) < THRESHOLD:
                 misses["estimate"] += 1
             else:
                 misses["other"] += 1
@@ -619,7 +620,7 @@ class EvalSet:
     truth: Truth
     index: dict[str, int] = field(init=False)
     results: dict[str, Quality] = field(default_factory=dict)
-    _sketch: tuple[U64, U64] | None = None
+    _sketches: dict[str, tuple[U64, U64]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.index = {d: i for i, (d, _) in enumerate(self.docs)}
@@ -627,13 +628,12 @@ class EvalSet:
     def token_key(self, i: int) -> str:
         return resolve("semblance").exact_keys([self.docs[i][1]])[0]
 
-    def minhash(self) -> tuple[U64, U64]:
-        """The job's MinHash signatures and band keys of every document (computed once)."""
-        if self._sketch is None:
-            pipeline = resolve("semblance", threshold=THRESHOLD)
+    def minhash(self, pipeline: Pipeline) -> tuple[U64, U64]:
+        """A pipeline's MinHash signatures and band keys of every document (computed once)."""
+        if pipeline.id not in self._sketches:
             sigs = pipeline.signature_batch([t for _, t in self.docs])
-            self._sketch = (sigs, pipeline.band_keys_batch(sigs))
-        return self._sketch
+            self._sketches[pipeline.id] = (sigs, pipeline.band_keys_batch(sigs))
+        return self._sketches[pipeline.id]
 
 
 def make_eval(name: str, docs: Docs) -> EvalSet:
@@ -694,7 +694,9 @@ class JobRun:
     summary: dedup_job.Summary
     output: Path
     load: tuple[float, float]  # 1-minute load average before and after
-    tuned: bool = False  # the TUNED MinHash configuration instead of the defaults
+    pipeline: Pipeline
+    verification: str  # MinHash: exact | estimate; SimHash: distance
+    variant: bool = False  # the SEMBLANCE MinHash configuration instead of the defaults
 
     @property
     def docs_s(self) -> float:
@@ -702,7 +704,7 @@ class JobRun:
 
     @property
     def system(self) -> str:
-        return f"neardup {self.method}" + (" tuned" if self.tuned else "")
+        return f"neardup {self.method}" + (" semblance 16x8 estimate" if self.variant else "")
 
     def figures(self) -> dict[str, Any]:
         s = self.summary
@@ -710,7 +712,7 @@ class JobRun:
             "corpus": self.corpus.name,
             "method": self.method,
             "pipeline": s.pipeline,
-            "verification": "exact" if self.tuned else "estimate",
+            "verification": self.verification,
             "docs": self.corpus.n,
             "mb": round(self.corpus.nbytes / 1e6, 2),
             "seconds": round(self.seconds, 1),
@@ -731,7 +733,7 @@ class JobRun:
 
 
 def run_job(
-    spark: SparkSession, corpus: CorpusFile, method: str, label: str, tuned: bool = False
+    spark: SparkSession, corpus: CorpusFile, method: str, label: str, variant: bool = False
 ) -> JobRun:
     """One end-to-end run of ``jobs/dedup.py``'s ``run`` (read jsonl .. write parquet)."""
     out = WORK / "runs" / label
@@ -746,18 +748,18 @@ def run_job(
         text_col="text",
         method=method,
         threshold=THRESHOLD if minhash else None,
-        verification=(TUNED_VERIFICATION if tuned else "estimate") if minhash else None,
         outputs=OUTPUTS,
-        **(TUNED if tuned else {}),
+        **(SEMBLANCE if variant else {}),
     )
     log(f"job {label}: {method} on {corpus.name} ({corpus.n} docs)")
     before = os.getloadavg()[0]
     result: list[dedup_job.Summary] = []
     seconds = best_of(lambda: result.append(dedup_job.run(spark, config)), 1)
     load = (before, os.getloadavg()[0])
-    run = JobRun(label, corpus, method, seconds, result[0], out, load, tuned)
+    check = config.verification if minhash else "distance"
+    run = JobRun(label, corpus, method, seconds, result[0], out, load, config.pipeline(), check)
+    run.variant = variant
     log(f"job {label}: {seconds:.1f} s, {run.docs_s:.0f} docs/s, stages {result[0].seconds}")
-    spark.catalog.clearCache()  # the job leaves its persisted frames behind
     return run
 
 
@@ -892,8 +894,7 @@ def score_runs(
         ev.results[f"{run.system} (cluster pairs)"] = quality(found, ev)
         lead = leaders.get(run.corpus, run.method)
         found = edge_pairs(spark, run.output, ev.index, lead)
-        reasons = run.method == "minhash" and not run.tuned
-        ev.results[f"{run.system} (edges + exact dups)"] = quality(found, ev, reasons)
+        ev.results[f"{run.system} (edges + exact dups)"] = quality(found, ev, run)
     ev.results[f"MLlib MinHashLSH L={ml.tables}"] = quality(mllib_codes(ev, ml), ev)
 
 
@@ -950,14 +951,11 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]
             print("  ".join("-" * w for w in widths))
 
 
-def lsh_curve(tuned: bool = False) -> dict[str, Any]:
-    """The job's MinHash banding at threshold 0.7 (or TUNED's) and its candidate probability
-    per Jaccard similarity, 1 - (1 - J^rows)^bands."""
-    if tuned:
-        options = dict(TUNED["preset_options"], bands=TUNED["bands"], rows=TUNED["rows"])
-        pipeline = resolve("semblance", **options)
-    else:
-        pipeline = resolve("semblance", threshold=THRESHOLD)
+def lsh_curve(variant: bool = False) -> dict[str, Any]:
+    """The job's MinHash banding at threshold 0.7 (default, or SEMBLANCE's) and its candidate
+    probability per Jaccard similarity, 1 - (1 - J^rows)^bands."""
+    options = SEMBLANCE if variant else {}
+    pipeline = load_config(None, input="-", output="-", threshold=THRESHOLD, **options).pipeline()
     b, r = pipeline.param("bands"), pipeline.param("rows")
     curve = {f"{j:.2f}": round(1 - (1 - j**r) ** b, 4) for j in (0.6, 0.65, 0.7, 0.75, 0.8, 0.9)}
     return {"bands": b, "rows": r, "lsh_threshold": round(pipeline.threshold, 4), "p": curve}
@@ -1040,7 +1038,7 @@ class Runs:
     mllib: dict[str, MllibRun]
 
 
-def spark_runs(spark: SparkSession, c: Corpora, tables: int, tuned: bool) -> Runs:
+def spark_runs(spark: SparkSession, c: Corpora, tables: int, variant: bool) -> Runs:
     warm_up(spark, c.warm, tables)
     jobs: dict[str, JobRun] = {}
     mllib: dict[str, MllibRun] = {}
@@ -1052,10 +1050,10 @@ def spark_runs(spark: SparkSession, c: Corpora, tables: int, tuned: bool) -> Run
     if c.sample is not c.large:
         jobs["sample_minhash"] = run_job(spark, c.sample, "minhash", "sample_minhash")
     mllib["sample"] = run_mllib(spark, c.sample, "mllib_sample", tables)
-    if tuned:
+    if variant:
         for name, corpus in (("real", c.real), ("sample", c.sample)):
-            label = f"{name}_minhash_tuned"
-            jobs[label] = run_job(spark, corpus, "minhash", label, tuned=True)
+            label = f"{name}_minhash_semblance"
+            jobs[label] = run_job(spark, corpus, "minhash", label, variant=True)
     scaling: dict[int, JobRun] = {}
     for n, corpus in c.prefixes.items():
         if corpus is c.large:
@@ -1158,8 +1156,8 @@ def report(
         + [(identical.corpus.name, identical.corpus.n, identical.seconds, round(identical.docs_s))],
     )
     print(f"\njob MinHash banding at 0.7: {figures['neardup_lsh']}")
-    if figures["neardup_lsh_tuned"]:
-        print(f"tuned MinHash (exact verification): {figures['neardup_lsh_tuned']}")
+    if figures["neardup_lsh_semblance"]:
+        print(f"semblance 16x8 (estimate verification): {figures['neardup_lsh_semblance']}")
     print(f"MLlib buckets: { {k: r.buckets for k, r in ml.items()} }")
     print(
         "found pairs: 'cluster pairs' = every pair inside one output cluster; 'edges + exact "
@@ -1173,6 +1171,43 @@ def report(
     print(f"problems: {figures['problems'] or 'none'}")
 
 
+def large_only(args: argparse.Namespace) -> int:
+    """``--large-only``: build the scaled corpus and time both methods on it, nothing else.
+
+    For the 500,000-document target: scoring and MLlib at that size do not fit the machine's
+    time budget, so the full bench runs at a smaller ``--scale``."""
+    started = time.perf_counter()
+    real_docs = [d for docs in load_real().values() for d in docs]
+    scaled = scaled_corpus(real_docs, args.scale)
+    large = write_corpus(f"scaled_{args.scale}", scaled.docs)
+    built = time.perf_counter() - started
+    log(f"corpus built in {built:.1f} s: {large.n} docs, {large.nbytes / 1e6:.1f} MB")
+    figures: dict[str, Any] = {"bench": "dedup_large", "machine": machine(), "args": vars(args)}
+    figures["corpus"] = {"docs": large.n, "mb": round(large.nbytes / 1e6, 2)}
+    figures["scaled_recipe"] = dict(scaled.recipe.most_common())
+    figures["corpus_build_seconds"] = round(built, 1)
+    spark = start_spark()
+    try:
+        warm = write_corpus("warmup", real_docs[:: max(1, len(real_docs) // 200)])
+        run_job(spark, warm, "minhash", "warmup_minhash")
+        runs = [run_job(spark, large, m, f"large_{m}") for m in ("minhash", "simhash")]
+    finally:
+        spark.stop()
+    figures["job_runs"] = {r.label: r.figures() for r in runs}
+    print_table(
+        f"dedup job on the scaled corpus ({large.n} docs, {large.nbytes / 1e6:.1f} MB)",
+        ["run", "seconds", "docs/s", "MB/s", "exact", "cand", "verified", "removed", "load 1m"],
+        [
+            (r.label, r.seconds, round(r.docs_s), round(large.nbytes / 1e6 / r.seconds, 2))
+            + (r.summary.exact_duplicates, r.summary.candidates, r.summary.verified)
+            + (r.summary.removed, f"{r.load[0]:.1f}/{r.load[1]:.1f}")
+            for r in runs
+        ],
+    )
+    print(json.dumps(figures, default=str))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scale", type=int, default=40_000, help="documents in the scaled corpus")
@@ -1182,18 +1217,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--tables", type=int, help="MLlib numHashTables (default: mllib_tables())")
     p.add_argument("--real-every", type=int, default=1, help="smoke tests: every k-th real text")
     p.add_argument(
-        "--no-tuned", dest="tuned", action="store_false", help="skip the TUNED MinHash runs"
+        "--no-semblance",
+        dest="variant",
+        action="store_false",
+        help="skip the SEMBLANCE MinHash runs (16 x 8, estimate)",
+    )
+    p.add_argument(
+        "--large-only", action="store_true", help="only time both methods on --scale documents"
     )
     args = p.parse_args(argv)
     if not SHARED_DATA.is_dir():
         print(f"bench_dedup: skipped: {SHARED_DATA} is absent (the real texts are needed)")
         return 0
+    if args.large_only:
+        return large_only(args)
     started = time.perf_counter()
     tables = args.tables or mllib_tables()
     figures: dict[str, Any] = {"bench": "dedup_e2e", "date": "2026-11-30", "machine": machine()}
     figures["args"] = vars(args)
     figures["neardup_lsh"] = lsh_curve()
-    figures["neardup_lsh_tuned"] = lsh_curve(tuned=True) if args.tuned else None
+    figures["neardup_lsh_semblance"] = lsh_curve(variant=True) if args.variant else None
 
     c = build_corpora(args)
     figures["corpora"] = {
@@ -1217,14 +1260,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     spark = start_spark()
     try:
-        runs = spark_runs(spark, c, tables, args.tuned)
+        runs = spark_runs(spark, c, tables, args.variant)
         leaders = Leaders()
         jobs = runs.jobs
         real_jobs = [jobs["real_minhash"], jobs["real_simhash"]]
         sample_jobs = [jobs.get("sample_minhash", jobs["large_minhash"]), jobs["large_simhash"]]
-        if args.tuned:
-            real_jobs.append(jobs["real_minhash_tuned"])
-            sample_jobs.append(jobs["sample_minhash_tuned"])
+        if args.variant:
+            real_jobs.append(jobs["real_minhash_semblance"])
+            sample_jobs.append(jobs["sample_minhash_semblance"])
         score_runs(spark, evals[0], real_jobs, runs.mllib["real"], leaders)
         score_runs(spark, evals[1], real_jobs, runs.mllib["real"], leaders)
         score_runs(spark, evals[2], sample_jobs, runs.mllib["sample"], leaders)

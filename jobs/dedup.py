@@ -10,14 +10,9 @@ _MANIFEST.json last (the success marker). See README "Dedup job".
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import os
-import shutil
 import sys
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -25,8 +20,16 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import __version__
-from neardup_udfs.config import OUTPUTS, ConfigError, DedupConfig, load_config
-from neardup_udfs.io import InputError, read_input, write_manifest
+from neardup_udfs.config import OUTPUTS, DedupConfig, load_config
+from neardup_udfs.io import read_input
+from neardup_udfs.runtime import (
+    Cache,
+    StageClock,
+    begin_output,
+    job_main,
+    write_frames,
+    write_report,
+)
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, LEADER, TEXT, A, B
 from neardup_udfs.stages.candidates import band_keys, candidates
 from neardup_udfs.stages.components import connected_components
@@ -62,35 +65,6 @@ class Summary:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-@contextmanager
-def _stage(summary: Summary, name: str) -> Iterator[None]:
-    log.info("stage %s: start", name)
-    t = time.perf_counter()
-    yield
-    summary.seconds[name] = round(time.perf_counter() - t, 3)
-    log.info("stage %s: done in %.1f s", name, summary.seconds[name])
-
-
-class _Cache:
-    """The frames a run persisted; all released when the run ends, also on failure."""
-
-    def __init__(self) -> None:
-        self.frames: list[DataFrame] = []
-
-    def keep(self, df: DataFrame) -> DataFrame:
-        self.frames.append(df.persist())
-        return df
-
-    def materialize(self, df: DataFrame) -> tuple[DataFrame, int]:
-        self.keep(df)
-        return df, df.count()
-
-    def release(self) -> None:
-        for df in self.frames:
-            df.unpersist()
-        self.frames.clear()
-
-
 def run(spark: SparkSession, config: DedupConfig) -> Summary:
     """Deduplicate ``config.input`` into ``config.output``; returns the counts.
 
@@ -99,22 +73,21 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         as a duplicate of a kept row, or rejected. Everything the run persists is released
         before it returns or raises.
     """
-    cache = _Cache()
+    cache = Cache()
     try:
         return _run(spark, config, cache)
     finally:
         cache.release()
 
 
-def _run(spark: SparkSession, config: DedupConfig, cache: _Cache) -> Summary:
+def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     _materialize = cache.materialize
     pipeline = config.pipeline()
-    summary = Summary(pipeline=pipeline.id)
-    manifest = os.path.join(config.output, "_MANIFEST.json")
-    if os.path.exists(manifest):
-        os.remove(manifest)  # a run that fails from here on leaves no success marker
+    clock = StageClock(log)
+    summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    begin_output(config.output)
 
-    with _stage(summary, "read"):
+    with clock.stage("read"):
         raw, text_col = read_input(
             spark, config.input, config.input_format, config.id_col, config.text_col
         )
@@ -123,23 +96,23 @@ def _run(spark: SparkSession, config: DedupConfig, cache: _Cache) -> Summary:
         rejects, summary.rejected = _materialize(split.rejects)
         summary.input = n_good + summary.rejected
 
-    with _stage(summary, "exact"):
+    with clock.stage("exact"):
         members, _ = _materialize(exact_groups(good, pipeline))
         leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
         leaders = good.join(leader_ids, DOC_ID, "left_semi").select(DOC_ID, TEXT)
         summary.exact_duplicates = n_good - leader_ids.count()
 
-    with _stage(summary, "fingerprint"):
+    with clock.stage("fingerprint"):
         sketches, _ = _materialize(sketch(leaders, pipeline))
 
-    with _stage(summary, "candidates"):
+    with clock.stage("candidates"):
         keys = cache.keep(band_keys(sketches, pipeline, config.k))  # read by several actions
         cands = candidates(keys, config.hot_bucket_size)
         pairs, summary.candidates = _materialize(cands.pairs)
         hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
         summary.hot_buckets = cands.hot_buckets.count()
 
-    with _stage(summary, "verify"):
+    with clock.stage("verify"):
         verified, summary.verified = _materialize(
             verify(
                 pairs,
@@ -152,12 +125,12 @@ def _run(spark: SparkSession, config: DedupConfig, cache: _Cache) -> Summary:
             )
         )
 
-    with _stage(summary, "components"):
+    with clock.stage("components"):
         edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
         comps = connected_components(edges, max_rounds=config.max_rounds)
         summary.rounds = comps.rounds
 
-    with _stage(summary, "select"):
+    with clock.stage("select"):
         order = F.col(config.order_col) if config.order_col else F.lit(None)
         info = good.select(
             DOC_ID, F.octet_length(F.col(TEXT)).alias("__length"), order.alias("__order")
@@ -189,7 +162,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: _Cache) -> Summary:
             f"rejected {summary.rejected} != input (clustered {n_clustered} of {n_good})"
         )
 
-    with _stage(summary, "write"):
+    with clock.stage("write"):
         docs = good.drop(TEXT) if text_col != TEXT else good
         _write_outputs(config, docs, clusters, verified, rejects)
 
@@ -205,10 +178,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: _Cache) -> Summary:
         "config": config.to_dict(),
         "neardup_version": __version__,
     }
-    with open(os.path.join(config.output, "report.json"), "w", encoding="utf-8") as fh:
-        json.dump(report, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    write_manifest(config.output, {"job": "dedup", **report})
+    write_report(config.output, "dedup", report)
     return summary
 
 
@@ -219,9 +189,6 @@ def _write_outputs(
     verified: DataFrame,
     rejects: DataFrame,
 ) -> None:
-    out = config.output
-    for name in OUTPUTS:  # a rerun replaces everything, including outputs no longer asked for
-        shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
     frames = {
         "docs": docs.join(reps, DOC_ID, "left_semi"),
@@ -229,8 +196,7 @@ def _write_outputs(
         "pairs": verified,
         "rejects": rejects,
     }
-    for name in config.outputs:
-        frames[name].write.mode("overwrite").parquet(os.path.join(out, name))
+    write_frames(config.output, frames, config.outputs, OUTPUTS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -281,26 +247,14 @@ def format_summary(s: Summary) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    args = vars(build_parser().parse_args(argv))
-    path = args.pop("config")
-    try:
-        config = load_config(path, **args)
-    except ConfigError as e:
-        print(f"dedup.py: error: {e}", file=sys.stderr)
-        return 2
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = SparkSession.builder.appName("neardup-dedup").getOrCreate()
-    try:
-        summary = run(spark, config)
-    except InputError as e:
-        print(f"dedup.py: error: {e}", file=sys.stderr)
-        return 2
-    finally:
-        spark.stop()
-    print(format_summary(summary))
-    print(f"-> {config.output}")
-    return 0
+    return job_main(
+        argv,
+        prog="dedup.py",
+        parser=build_parser(),
+        load=load_config,
+        run=run,
+        describe=lambda c, s: f"{format_summary(s)}\n-> {c.output}",
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """The ``neardup`` command: fingerprint and cluster files on one machine (mirrors ditto's CLI).
 
+Also semblance's MOSS winnowing (``winnow``, ``overlaps``, ``cover``) over raw file bytes.
+
 Exit status: 0 on success; 2 when any path could not be read or an option is wrong (each
 problem is one line on stderr; the readable inputs are still processed and printed).
 """
@@ -17,7 +19,7 @@ from typing import Any, NoReturn, TextIO
 import numpy as np
 
 from neardup_udfs import __version__
-from neardup_udfs.kernels import minhash
+from neardup_udfs.kernels import minhash, winnow
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
@@ -195,6 +197,71 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _positive_int(value: str) -> int:
+    """argparse type: an integer >= 1 (the error names the option: ``argument --k: ...``)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {value!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {n}")
+    return n
+
+
+def _cmd_winnow(args: argparse.Namespace) -> int:
+    inputs = read_inputs(args.paths)
+    out = sys.stdout
+    for doc_id, data in inputs.docs:
+        fp = winnow.text(data, args.k, args.w)
+        pairs = zip(fp.pos.tolist(), fp.hash.tolist(), strict=True)
+        prints = [f"{p}:{format_hex(h)}" for p, h in pairs]
+        out.write(json.dumps({"id": doc_id, "fingerprints": prints}, ensure_ascii=False) + "\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
+def _cmd_overlaps(args: argparse.Namespace) -> int:
+    if args.a == "-" and args.b == "-":
+        return _report_errors(["error: standard input ('-') can stand for only one of A and B"])
+    docs: list[bytes] = []
+    errors: list[str] = []
+    for path in (args.a, args.b):
+        if path != "-" and os.path.isdir(path):
+            errors.append(f"overlaps needs two files, {path!r} is a directory")
+            continue
+        inputs = read_inputs([path])
+        docs.extend(d for _, d in inputs.docs)
+        errors.extend(inputs.errors)
+    if errors:
+        return _report_errors(errors)
+    a, b = docs
+    out = sys.stdout
+    for s in winnow.overlaps(a, b, args.k, args.w):
+        out.write(f"{s.pos_a},{s.pos_b},{s.length}\n")
+    out.flush()
+    return EXIT_OK
+
+
+def _cmd_cover(args: argparse.Namespace) -> int:
+    inputs = read_inputs(args.paths)
+    index = winnow.Index(args.k, args.w)
+    for doc_id, data in inputs.docs:
+        index.add(doc_id, data)
+    out = sys.stdout
+    for doc_id, data in inputs.docs:
+        regions = index.cover(data, args.min_docs, args.min_run)
+        covered = sum(r.length for r in regions)
+        record = {
+            "id": doc_id,
+            "regions": [[r.pos, r.length] for r in regions],
+            "bytes": covered,
+            "fraction": covered / len(data) if data else 0.0,
+        }
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
 def _cmd_clusters(args: argparse.Namespace) -> int:
     import pyarrow.parquet as pq
 
@@ -282,6 +349,76 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("a")
     sm.add_argument("b")
     sm.set_defaults(func=_cmd_similarity)
+
+    def winnow_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--k", type=_positive_int, required=True, help="k-gram size in bytes (e.g. 8)"
+        )
+        p.add_argument(
+            "--w", type=_positive_int, required=True, help="winnowing window in k-grams (e.g. 6)"
+        )
+
+    wn = sub.add_parser(
+        "winnow",
+        help="print one JSON object of winnowing fingerprints per document",
+        description=(
+            "MOSS winnowing (semblance winnow.Text) of each document's raw bytes. One JSON"
+            ' object per document per line, in argument order: {"id": PATH, "fingerprints":'
+            ' ["POS:HASH", ...]}, POS the byte offset of the selected k-gram (decimal),'
+            " HASH its XXH64 as 16 lowercase hex digits; in increasing POS. Documents shorter"
+            " than k + w - 1 bytes have no fingerprints."
+        ),
+    )
+    winnow_options(wn)
+    paths(wn)
+    wn.set_defaults(func=_cmd_winnow)
+
+    ov = sub.add_parser(
+        "overlaps",
+        help="print the aligned passages files A and B share, as 'posA,posB,len' lines",
+        description=(
+            "Aligned passages A and B share (semblance winnow.Overlaps): one line"
+            " 'POS_A,POS_B,LEN' per span, byte offsets and length in decimal, sorted by POS_A"
+            " then POS_B; nothing when none. A[POS_A:POS_A+LEN] aligns with B[POS_B:POS_B+LEN]"
+            " (a located region, not proof of byte equality). '-' (stdin) may be one of A, B."
+        ),
+    )
+    winnow_options(ov)
+    ov.add_argument("a", help="file (or '-' for stdin)")
+    ov.add_argument("b", help="file (or '-' for stdin)")
+    ov.set_defaults(func=_cmd_overlaps)
+
+    cv = sub.add_parser(
+        "cover",
+        help="print each document's boilerplate regions (passages shared across the corpus)",
+        description=(
+            "Indexes every document (semblance winnow.Index, id = path) and prints, per"
+            ' document in argument order, one JSON object per line: {"id": PATH,'
+            ' "regions": [[POS, LEN], ...], "bytes": B, "fraction": F}. Regions'
+            " (winnow Index.Cover) are sorted, non-overlapping byte ranges [POS, POS+LEN) made"
+            " of at least --min-run consecutive fingerprints each found in at least --min-docs"
+            " documents (the document itself counts: --min-docs 3 = itself + 2 others); B is"
+            " the sum of the LENs and F = B / document length in bytes (0.0 for an empty"
+            " document). Regions may be []."
+        ),
+    )
+    winnow_options(cv)
+    cv.add_argument(
+        "--min-docs",
+        metavar="N",
+        type=_positive_int,
+        required=True,
+        help="documents a fingerprint must occur in (itself included)",
+    )
+    cv.add_argument(
+        "--min-run",
+        metavar="R",
+        type=_positive_int,
+        required=True,
+        help="consecutive qualifying fingerprints per region (semblance suggests 5)",
+    )
+    paths(cv)
+    cv.set_defaults(func=_cmd_cover)
 
     cs = sub.add_parser("clusters", help="list the clusters of a dedup job's output directory")
     cs.add_argument("output_dir")

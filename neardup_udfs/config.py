@@ -4,15 +4,27 @@ validated once before Spark starts."""
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from types import UnionType
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from neardup_udfs.io import INPUT_FORMATS
 from neardup_udfs.kernels import lsh
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
 
-__all__ = ["ConfigError", "DedupConfig", "OUTPUTS", "load_config"]
+__all__ = [
+    "BoilerplateConfig",
+    "ConfigError",
+    "DedupConfig",
+    "InputConfig",
+    "OUTPUTS",
+    "SpansConfig",
+    "load_boilerplate_config",
+    "load_config",
+    "load_settings",
+    "load_spans_config",
+]
 
 METHODS = ("minhash", "simhash")
 DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
@@ -22,13 +34,16 @@ REPRESENTATIVES = ("min_id", "earliest", "longest")
 OUTPUTS = ("docs", "clusters", "pairs", "rejects")
 
 
+C = TypeVar("C", bound="InputConfig")
+
+
 class ConfigError(ValueError):
     """An invalid or inconsistent setting; the message names the key."""
 
 
 @dataclass(frozen=True)
-class DedupConfig:
-    """Every setting of ``jobs/dedup.py``; see ``conf/dedup.toml`` for each key's meaning."""
+class InputConfig:
+    """The settings every job shares: where documents come from and where results go."""
 
     input: str = ""
     output: str = ""
@@ -36,6 +51,19 @@ class DedupConfig:
     id_col: str | None = None
     text_col: str = "text"
     max_text_bytes: int = 10_000_000
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for key, value in d.items():
+            if isinstance(value, tuple):
+                d[key] = list(value)
+        return d
+
+
+@dataclass(frozen=True)
+class DedupConfig(InputConfig):
+    """Every setting of ``jobs/dedup.py``; see ``conf/dedup.toml`` for each key's meaning."""
+
     method: str = "minhash"
     preset: str | None = None
     preset_options: Mapping[str, int] = field(default_factory=dict)
@@ -85,9 +113,8 @@ class DedupConfig:
         return 0.7 if self.threshold is None else self.threshold
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = super().to_dict()
         d["preset_options"] = dict(self.preset_options)
-        d["outputs"] = list(self.outputs)
         return d
 
 
@@ -95,27 +122,44 @@ def _fail(key: str, message: str) -> ConfigError:
     return ConfigError(f"config key {key!r}: {message}")
 
 
-def _validate(c: DedupConfig) -> DedupConfig:
+def _check_choices(choices: Mapping[str, tuple[Any, Sequence[str]]]) -> None:
+    for key, (value, allowed) in choices.items():
+        if value not in allowed:
+            raise _fail(key, f"{value!r} is not one of {', '.join(allowed)}")
+
+
+def _check_positive(c: Any, keys: Iterable[str]) -> None:
+    for key in keys:
+        if int(getattr(c, key)) < 1:
+            raise _fail(key, f"must be a positive integer, got {getattr(c, key)!r}")
+
+
+def _check_input(c: InputConfig) -> None:
     if not c.input:
         raise _fail("input", "an input path is required")
     if not c.output:
         raise _fail("output", "an output directory is required")
+    _check_choices({"input_format": (c.input_format, INPUT_FORMATS)})
+    _check_positive(c, ["max_text_bytes"])
+
+
+def _check_outputs(outputs: Sequence[str], allowed: Sequence[str]) -> None:
+    bad = [o for o in outputs if o not in allowed]
+    if bad:
+        raise _fail("outputs", f"{bad[0]!r} is not one of {', '.join(allowed)}")
+
+
+def _validate(c: DedupConfig) -> DedupConfig:
+    _check_input(c)
     choices = {
-        "input_format": (c.input_format, INPUT_FORMATS),
         "method": (c.method, METHODS),
         "verification": (c.verification, VERIFICATIONS),
         "banding": (c.banding, BANDINGS),
         "representative": (c.representative, REPRESENTATIVES),
     }
-    for key, (value, allowed) in choices.items():
-        if value not in allowed:
-            raise _fail(key, f"{value!r} is not one of {', '.join(allowed)}")
-    for key in ("max_text_bytes", "hot_bucket_size", "max_rounds"):
-        if int(getattr(c, key)) < 1:
-            raise _fail(key, f"must be a positive integer, got {getattr(c, key)!r}")
-    bad = [o for o in c.outputs if o not in OUTPUTS]
-    if bad:
-        raise _fail("outputs", f"{bad[0]!r} is not one of {', '.join(OUTPUTS)}")
+    _check_choices(choices)
+    _check_positive(c, ["hot_bucket_size", "max_rounds"])
+    _check_outputs(c.outputs, OUTPUTS)
     if c.representative == "earliest" and not c.order_col:
         raise _fail("order_col", "representative 'earliest' needs an order column")
     try:
@@ -152,11 +196,23 @@ def _validate(c: DedupConfig) -> DedupConfig:
 
 
 def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
-    """Settings from the TOML file ``path`` (if any), then ``overrides`` (``None`` = unset).
+    """Settings of the dedup job from the TOML file ``path`` (if any), then ``overrides``
+    (``None`` = unset).
 
     Raises:
         ConfigError: an unknown key, a value of the wrong type, or an invalid or inconsistent
             setting; the message names the key.
+    """
+    return _validate(load_settings(DedupConfig, path, **overrides))
+
+
+def load_settings(cls: type[C], path: str | None = None, **overrides: Any) -> C:
+    """An instance of the config dataclass ``cls``: its defaults, then the TOML file ``path``
+    (if any), then ``overrides`` (``None`` = unset); keys and value types checked.
+
+    Raises:
+        ConfigError: an unreadable or invalid file, an unknown key, or a value of the wrong
+            type; the message names the file or the key.
     """
     values: dict[str, Any] = {}
     if path:
@@ -168,35 +224,92 @@ def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"config file {path!r} is not valid TOML: {e}") from None
     values.update({k: v for k, v in overrides.items() if v is not None})
-    known = {f.name: f for f in fields(DedupConfig)}
-    for key in values:
-        if key not in known:
+    hints = get_type_hints(cls)
+    for key, value in values.items():
+        if key not in hints:
             raise ConfigError(f"unknown config key {key!r}")
-    if "outputs" in values:
-        values["outputs"] = tuple(values["outputs"])
-    config = replace(DedupConfig(), **values)
-    _check_types(config)
-    return _validate(config)
-
-
-def _check_types(c: DedupConfig) -> None:
-    default = DedupConfig()
-    for f in fields(DedupConfig):
-        value, base = getattr(c, f.name), getattr(default, f.name)
-        if value is None:
-            continue
-        expected: tuple[type, ...]
-        if f.name in ("threshold", "chaining_floor"):
-            expected = (int, float)
-        elif f.name in ("id_col", "preset", "order_col"):
-            expected = (str,)
-        elif f.name in ("bands", "rows"):
-            expected = (int,)
-        elif f.name == "preset_options":
-            expected = (Mapping,)
-        else:
-            expected = (type(base),)
+        expected = _expected_types(hints[key])
         if isinstance(value, bool) and bool not in expected:
-            raise _fail(f.name, f"expected {expected[0].__name__}, got {value!r}")
+            raise _fail(key, f"expected {expected[0].__name__}, got {value!r}")
         if not isinstance(value, expected):
-            raise _fail(f.name, f"expected {expected[0].__name__}, got {value!r}")
+            raise _fail(key, f"expected {expected[0].__name__}, got {value!r}")
+        if isinstance(value, list):
+            values[key] = tuple(value)
+    return replace(cls(), **values)
+
+
+def _expected_types(hint: Any) -> tuple[type, ...]:
+    """The runtime types a TOML or command-line value may have for a field's type hint."""
+    args = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
+    out: list[type] = []
+    for arg in args:
+        if arg is type(None):
+            continue
+        origin = get_origin(arg) or arg
+        if origin is float:
+            out += [float, int]
+        elif origin is tuple:
+            out += [tuple, list]
+        else:
+            out.append(origin)
+    return tuple(out)
+
+
+SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")
+BOILERPLATE_OUTPUTS = ("regions", "cleaned", "boilerplate_top", "rejects")
+
+
+@dataclass(frozen=True)
+class WinnowConfig(InputConfig):
+    """Settings shared by the winnowing jobs: the fingerprint's k-gram and window sizes."""
+
+    k: int = 16  # k-gram size in bytes
+    w: int = 16  # window: shared passages of >= w + k - 1 bytes are always found
+
+
+@dataclass(frozen=True)
+class SpansConfig(WinnowConfig):
+    """Every setting of ``jobs/spans.py``; see ``conf/spans.toml``."""
+
+    pairs: str | None = None  # a dedup output's pairs/ or clusters/ (parquet)
+    query: str | None = None  # provenance: query documents, read like ``input``
+    max_doc_freq: int = 100  # provenance: hashes in more corpus documents are skipped
+    outputs: tuple[str, ...] = ("spans", "pair_summary", "rejects")
+
+
+@dataclass(frozen=True)
+class BoilerplateConfig(WinnowConfig):
+    """Every setting of ``jobs/boilerplate.py``; see ``conf/boilerplate.toml``."""
+
+    min_docs: int = 3  # a fingerprint held by this many documents is boilerplate
+    min_run: int = 5  # ... when at least this many such fingerprints are consecutive
+    group_col: str | None = None  # count documents within this column's groups (e.g. host)
+    top: int = 100  # boilerplate_top/: this many most frequent passages
+    outputs: tuple[str, ...] = ("regions", "cleaned", "boilerplate_top", "rejects")
+
+
+def _check_winnow(c: WinnowConfig) -> None:
+    _check_input(c)
+    _check_positive(c, ["k", "w"])
+
+
+def load_spans_config(path: str | None = None, **overrides: Any) -> SpansConfig:
+    """``SpansConfig`` from TOML + overrides, validated (ConfigError names the key)."""
+    c = load_settings(SpansConfig, path, **overrides)
+    _check_winnow(c)
+    _check_positive(c, ["max_doc_freq"])
+    _check_outputs(c.outputs, SPANS_OUTPUTS)
+    if (c.pairs is None) == (c.query is None):
+        raise _fail("pairs", "give exactly one of pairs (a dedup output) or query (documents)")
+    return c
+
+
+def load_boilerplate_config(path: str | None = None, **overrides: Any) -> BoilerplateConfig:
+    """``BoilerplateConfig`` from TOML + overrides, validated (ConfigError names the key)."""
+    c = load_settings(BoilerplateConfig, path, **overrides)
+    _check_winnow(c)
+    _check_positive(c, ["min_docs", "top"])
+    if c.min_run < 0:
+        raise _fail("min_run", f"must be >= 0, got {c.min_run}")
+    _check_outputs(c.outputs, BOILERPLATE_OUTPUTS)
+    return c

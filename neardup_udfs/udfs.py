@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -15,15 +15,19 @@ import pandas as pd
 from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import ArrayType, LongType, StringType
 
+from neardup_udfs.kernels import winnow
 from neardup_udfs.kernels.words_jit import word_shingles_batch
 from neardup_udfs.presets import Pipeline
+from neardup_udfs.schemas import DOC_ID, TEXT
 
 __all__ = [
     "band_keys_udf",
     "checked_fingerprint_udf",
     "exact_key_udf",
     "fingerprint_udf",
+    "remove_ranges_udf",
     "shingle_set_udf",
+    "winnow_fingerprints_fn",
     "signature_udf",
 ]
 
@@ -149,3 +153,53 @@ def shingle_set_udf(pipeline: Pipeline) -> Any:
             yield pd.Series(out, dtype=object)
 
     return shingle_set
+
+
+def winnow_fingerprints_fn(
+    k: int, w: int
+) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """For ``mapInPandas``: batches of ``doc_id, text`` -> ``doc_id, j, pos, hash`` rows.
+
+    Notes:
+        One row per winnowing fingerprint (``winnow.text(text, k, w)``): ``j`` numbers a
+        document's fingerprints from 0 in position order, ``pos`` is the byte offset,
+        ``hash`` the XXH64 as ``bigint``. A text too short for a fingerprint gives no rows.
+    """
+
+    def fingerprints(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for df in batches:
+            fp = winnow.text_batch(df[TEXT].tolist(), k, w)
+            starts = np.searchsorted(fp.doc, np.arange(len(df)), side="left")
+            yield pd.DataFrame(
+                {
+                    DOC_ID: df[DOC_ID].to_numpy()[fp.doc],
+                    "j": (np.arange(len(fp.doc)) - starts[fp.doc]).astype(np.int32),
+                    "pos": fp.pos,
+                    "hash": fp.hash.view(np.int64),
+                }
+            )
+
+    return fingerprints
+
+
+def remove_ranges_udf() -> Any:
+    """(text, ``array<struct<start, length>>`` or null) -> ``struct<text, removed_fraction>``.
+
+    Notes:
+        ``winnow.remove_ranges`` on the text's UTF-8 bytes (binary input is decoded as UTF-8
+        with replacement afterwards); the fraction is of the input's bytes (0 for empty).
+    """
+
+    @pandas_udf("text string, removed_fraction double")  # type: ignore[call-overload]
+    def remove(texts: pd.Series, ranges: pd.Series) -> pd.DataFrame:
+        out_text: list[str] = []
+        fraction = np.zeros(len(texts))
+        for i, (text, spans) in enumerate(zip(texts, ranges, strict=True)):
+            data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+            cuts = [] if spans is None else [(r["start"], r["length"]) for r in spans]
+            kept, removed = winnow.remove_ranges(data, cuts)
+            out_text.append(kept.decode("utf-8", "replace"))
+            fraction[i] = removed / len(data) if data else 0.0
+        return pd.DataFrame({"text": out_text, "removed_fraction": fraction})
+
+    return remove

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from semblance_golden import inputs, semblance
 
 import neardup_udfs
+from neardup_udfs.cli import main
+from neardup_udfs.kernels import winnow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -197,3 +203,250 @@ def test_text_presets_fingerprint(corpus: Path, preset: str) -> None:
     res = run("fingerprint", "--preset", preset, str(a))
     fp = neardup_udfs.fingerprint(a.read_bytes(), preset=preset)
     assert res.returncode == 0 and res.stdout == f"{fp:016x}\t{a}\n"
+
+
+# --- winnowing subcommands (in process: main([...]) and capsys) ------------------------------
+
+FOX_K4_W4 = [  # semblance winnow TestGolden (spec 3.6)
+    "2:274f474d374b10e3",
+    "5:079e5e25f2fca95a",
+    "8:22ab2f80dfaf8a01",
+    "12:337380428eae6a42",
+]
+FOOTER = b"\n--\nPosted to rec.boats.paddle - archived by the list server."
+POSTS = {  # semblance winnow/example_test.go: three posts sharing a mailing-list footer
+    "post1.txt": b"Anyone tried the new kevlar hull on whitewater? Curious about durability.",
+    "post2.txt": b"Selling a two-seat canoe, barely used, pickup only near the lake.",
+    "post3.txt": b"Trip report: three days on the river with perfect weather throughout.",
+}
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``neardup ARGS`` run in this process."""
+    try:
+        status = main(list(args))
+    except SystemExit as e:  # argparse usage errors
+        status = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def json_lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def set_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def assert_fp_golden(got: list[str], want: Any, where: str) -> None:
+    """A golden fingerprint list, None (Go nil), or a {count, first_10, sha256} summary."""
+    if isinstance(want, dict):
+        digest = hashlib.sha256("".join(x + "\n" for x in got).encode()).hexdigest()
+        assert len(got) == want["count"], where
+        assert got[:10] == want["first_10"], where
+        assert digest == want["sha256_of_pos_colon_hash_lines"], where
+    else:
+        assert got == (want or []), where
+
+
+@pytest.fixture()
+def golden_dir(tmp_path: Path) -> Path:
+    """Every semblance golden input as ``<id>.txt`` (the empty one included)."""
+    top = tmp_path / "golden"
+    top.mkdir()
+    for doc_id, data in inputs():
+        (top / f"{doc_id}.txt").write_bytes(data)
+    return top
+
+
+@pytest.fixture()
+def posts(tmp_path: Path) -> list[Path]:
+    paths = []
+    for name, body in POSTS.items():
+        (tmp_path / name).write_bytes(body + FOOTER)
+        paths.append(tmp_path / name)
+    return paths
+
+
+def test_winnow_fox_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fox = tmp_path / "fox.txt"
+    fox.write_bytes(b"the quick brown fox")
+    status, out, err = cli(capsys, "winnow", "--k", "4", "--w", "4", str(fox))
+    assert (status, err) == (0, "")
+    assert out == json.dumps({"id": str(fox), "fingerprints": FOX_K4_W4}) + "\n"
+
+
+def test_winnow_golden_corpus(golden_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = cli(capsys, "winnow", "--k", "8", "--w", "6", str(golden_dir))
+    assert (status, err) == (0, "")
+    records = json_lines(out)
+    assert [r["id"] for r in records] == sorted(str(p) for p in golden_dir.iterdir())
+    per_input = semblance()["per_input"]
+    for r in records:
+        doc_id = Path(r["id"]).stem
+        assert_fp_golden(r["fingerprints"], per_input[doc_id]["winnow_k8_w6"], doc_id)
+
+
+def test_winnow_stdin_and_short_text(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_stdin(monkeypatch, b"the quick brown fox")
+    status, out, _ = cli(capsys, "winnow", "--k", "4", "--w", "4", "-")
+    assert status == 0 and json_lines(out) == [{"id": "stdin", "fingerprints": FOX_K4_W4}]
+    set_stdin(monkeypatch, b"the quick brown fox")
+    status, out, _ = cli(capsys, "winnow", "--k", "4", "--w", "17")  # 19 bytes < k + w - 1
+    assert status == 0 and json_lines(out) == [{"id": "stdin", "fingerprints": []}]
+
+
+def test_winnow_hashes_are_zero_padded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "doc.txt"
+    doc.write_bytes(bytes(range(256)) * 4)
+    _, out, _ = cli(capsys, "winnow", "--k", "3", "--w", "2", str(doc))
+    fp = winnow.text(doc.read_bytes(), 3, 2)
+    got = json_lines(out)[0]["fingerprints"]
+    assert got == [f"{p}:{h:016x}" for p, h in zip(fp.pos.tolist(), fp.hash.tolist(), strict=True)]
+    assert all(len(x.split(":")[1]) == 16 for x in got)
+    assert any(x.split(":")[1].startswith("0") for x in got)
+
+
+def test_winnow_missing_file_named_others_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fox, missing = tmp_path / "fox.txt", tmp_path / "missing.txt"
+    fox.write_bytes(b"the quick brown fox")
+    status, out, err = cli(capsys, "winnow", "--k", "4", "--w", "4", str(missing), str(fox))
+    assert status == 2
+    assert json_lines(out) == [{"id": str(fox), "fingerprints": FOX_K4_W4}]
+    assert err == f"neardup: cannot read '{missing}': No such file or directory\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["winnow", "--k", "0", "--w", "4"], "argument --k: must be a positive integer, got 0"),
+        (["winnow", "--k", "4", "--w", "-1"], "argument --w: must be a positive integer, got -1"),
+        (["winnow", "--k", "x", "--w", "4"], "argument --k: invalid int value: 'x'"),
+        (["winnow", "--w", "4"], "the following arguments are required: --k"),
+        (["overlaps", "--k", "0", "--w", "4", "a", "b"], "argument --k: must be a positive"),
+        (["overlaps", "--k", "4", "--w", "4", "a"], "the following arguments are required: b"),
+        (["cover", "--k", "4", "--w", "4", "--min-run", "5"], "required: --min-docs"),
+        (
+            ["cover", "--k", "4", "--w", "4", "--min-docs", "0", "--min-run", "5"],
+            "argument --min-docs: must be a positive integer, got 0",
+        ),
+        (
+            ["cover", "--k", "4", "--w", "0", "--min-docs", "2", "--min-run", "5"],
+            "argument --w: must be a positive integer, got 0",
+        ),
+    ],
+)
+def test_winnow_bad_options_exit_2_with_one_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = cli(capsys, *args)
+    assert status == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("neardup: error: ") and message in lines[0], err
+
+
+def test_overlaps_golden_pair(golden_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = dict(inputs())
+    for pair in semblance()["pairs"]:
+        a, b = golden_dir / f"{pair['a']}.txt", golden_dir / f"{pair['b']}.txt"
+        status, out, err = cli(capsys, "overlaps", "--k", "8", "--w", "6", str(a), str(b))
+        assert (status, err) == (0, "")
+        assert out.splitlines() == (pair["winnow_overlaps_k8_w6_posA_posB_len"] or [])
+        spans = winnow.overlaps(docs[pair["a"]], docs[pair["b"]], 8, 6)
+        assert out == "".join(f"{s.pos_a},{s.pos_b},{s.length}\n" for s in spans)
+
+
+def test_overlaps_equals_kernel_spans(
+    posts: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = posts[0], posts[1]
+    want = winnow.overlaps(a.read_bytes(), b.read_bytes(), 4, 5)
+    assert len(want) >= 1
+    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "5", str(a), str(b))
+    assert (status, err) == (0, "")
+    assert [tuple(map(int, line.split(","))) for line in out.splitlines()] == [
+        (s.pos_a, s.pos_b, s.length) for s in want
+    ]
+    set_stdin(monkeypatch, b.read_bytes())
+    assert cli(capsys, "overlaps", "--k", "4", "--w", "5", str(a), "-") == (0, out, "")
+
+
+def test_overlaps_errors(
+    posts: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, missing = posts[0], tmp_path / "missing.txt"
+    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "4", str(a), str(missing))
+    assert (status, out) == (2, "")
+    assert err == f"neardup: cannot read '{missing}': No such file or directory\n"
+    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "4", str(tmp_path), str(a))
+    assert (status, out) == (2, "") and err == (
+        f"neardup: overlaps needs two files, '{tmp_path}' is a directory\n"
+    )
+    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "4", "-", "-")
+    assert (status, out) == (2, "") and err.startswith("neardup: error: standard input ('-')")
+    assert len(err.splitlines()) == 1
+
+
+def test_cover_footer_posts(posts: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["cover", "--k", "8", "--w", "6", "--min-docs", "3", "--min-run", "5"]
+    status, out, err = cli(capsys, *args, *map(str, posts))
+    assert (status, err) == (0, "")
+    index = winnow.Index(8, 6)
+    for p in posts:
+        index.add(str(p), p.read_bytes())
+    records = json_lines(out)
+    assert [r["id"] for r in records] == [str(p) for p in posts]
+    for p, r in zip(posts, records, strict=True):
+        data = p.read_bytes()
+        regions = index.cover(data, 3, 5)
+        assert r["regions"] == [[g.pos, g.length] for g in regions] != []
+        assert r["bytes"] == sum(g.length for g in regions)
+        assert r["fraction"] == r["bytes"] / len(data)
+        assert set(r) == {"id", "regions", "bytes", "fraction"}
+    first = posts[0].read_bytes()
+    [[pos, length]] = records[0]["regions"]
+    assert first[pos : pos + length] == b"-\nPosted to rec.boats.paddle - archived by the list ser"
+    # A fourth document does not share the footer: no regions, yet still listed.
+    lone = posts[0].parent / "lone.txt"
+    lone.write_bytes(b"Nothing in common with the posts, just a note about the weather.")
+    _, out, _ = cli(capsys, *args, *map(str, posts), str(lone))
+    assert json_lines(out)[-1] == {"id": str(lone), "regions": [], "bytes": 0, "fraction": 0.0}
+
+
+def test_cover_golden_corpus(golden_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["cover", "--k", "8", "--w", "6", "--min-docs", "2", "--min-run", "5"]
+    status, out, err = cli(capsys, *args, str(golden_dir))
+    assert (status, err) == (0, "")
+    want = semblance()["corpus"]["winnow_index_k8_w6_cover_mindocs2_minrun5_pos_len"]
+    records = json_lines(out)
+    assert len(records) == len(want)
+    for r in records:
+        doc_id = Path(r["id"]).stem
+        assert [f"{p},{n}" for p, n in r["regions"]] == (want[doc_id] or []), doc_id
+    empty = next(r for r in records if Path(r["id"]).stem == "empty")
+    assert empty["fraction"] == 0.0 and empty["bytes"] == 0
+
+
+def test_cover_missing_file_named_others_printed(
+    posts: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.txt"
+    args = ["cover", "--k", "8", "--w", "6", "--min-docs", "3", "--min-run", "5"]
+    status, out, err = cli(capsys, *args, str(posts[0]), str(missing), *map(str, posts[1:]))
+    assert status == 2
+    assert [r["id"] for r in json_lines(out)] == [str(p) for p in posts]
+    assert all(r["regions"] for r in json_lines(out))
+    assert err == f"neardup: cannot read '{missing}': No such file or directory\n"
+
+
+def test_overlaps_subprocess_with_stdin(posts: list[Path]) -> None:
+    a, b = posts[0], posts[2]
+    res = run("overlaps", "--k", "8", "--w", "6", "-", str(b), stdin=a.read_bytes())
+    assert res.returncode == 0 and res.stderr == ""
+    spans = winnow.overlaps(a.read_bytes(), b.read_bytes(), 8, 6)
+    assert res.stdout == "".join(f"{s.pos_a},{s.pos_b},{s.length}\n" for s in spans) != ""

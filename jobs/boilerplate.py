@@ -1,0 +1,216 @@
+"""spark-submit entry point: find the boilerplate of a corpus (passages many documents share)
+and write the documents without it.
+
+    spark-submit --properties-file conf/spark-local.conf jobs/boilerplate.py \\
+        --input PATH --output DIR [--config conf/boilerplate.toml] [overrides]
+
+Writes under DIR: regions/, cleaned/, boilerplate_top/, rejects/, report.json, and
+_MANIFEST.json last (the success marker). See README "Boilerplate job".
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import StringType
+
+from neardup_udfs import __version__
+from neardup_udfs.config import (
+    BOILERPLATE_OUTPUTS,
+    BoilerplateConfig,
+    load_boilerplate_config,
+)
+from neardup_udfs.io import InputError, read_input
+from neardup_udfs.runtime import (
+    Cache,
+    StageClock,
+    begin_output,
+    job_main,
+    write_frames,
+    write_report,
+)
+from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.stages.winnowing import (
+    WINNOW_VERSION,
+    cover_regions,
+    doc_freq,
+    fingerprints,
+    remove_regions,
+    winnow_id,
+)
+
+log = logging.getLogger("neardup.boilerplate")
+
+
+class LostRecords(RuntimeError):
+    """cleaned + rejected != input: the job refuses to write a manifest."""
+
+
+@dataclass
+class Summary:
+    """What a run did; also the counts of report.json."""
+
+    input: int = 0
+    rejected: int = 0
+    fingerprints: int = 0
+    regions: int = 0
+    docs_with_boilerplate: int = 0
+    bytes_in: int = 0
+    bytes_removed: int = 0
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
+    """Find ``config.input``'s boilerplate regions and write the cleaned documents.
+
+    Notes:
+        Per document, the regions are exactly ``winnow.Index.cover(text, min_docs, min_run)``
+        of an index holding every (non-rejected) document, or, with ``group_col``, every
+        document of the same group. Raises LostRecords (and writes no manifest) unless every
+        input row is in ``cleaned/`` or ``rejects/``.
+    """
+    cache = Cache()
+    try:
+        return _run(spark, config, cache)
+    finally:
+        cache.release()
+
+
+def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summary:
+    clock = StageClock(log)
+    summary = Summary(pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
+    begin_output(config.output)
+    group = config.group_col
+
+    with clock.stage("read"):
+        raw, text_col = read_input(
+            spark, config.input, config.input_format, config.id_col, config.text_col
+        )
+        if group is not None and group not in raw.columns:
+            raise InputError(
+                f"group_col {group!r} is not a column of the input "
+                f"(columns: {', '.join(raw.columns)})"
+            )
+        split = split_rejects(raw, text_col, config.max_text_bytes)
+        good, n_good = cache.materialize(split.good)
+        rejects, summary.rejected = cache.materialize(split.rejects)
+        summary.input = n_good + summary.rejected
+
+    with clock.stage("fingerprint"):
+        fps = fingerprints(good, config.k, config.w)
+        if group is not None:
+            fps = fps.join(good.select(DOC_ID, F.col(group)), DOC_ID)
+        fps, summary.fingerprints = cache.materialize(fps)
+
+    with clock.stage("cover"):
+        freq = doc_freq(fps, group)
+        regions = cover_regions(fps, freq, config.k, config.min_docs, config.min_run, group)
+        regions, summary.regions = cache.materialize(regions)
+        summary.docs_with_boilerplate = regions.select(DOC_ID).distinct().count()
+
+    with clock.stage("clean"):
+        cleaned = remove_regions(good.select(DOC_ID, TEXT), regions)
+        sizes = good.select(DOC_ID, F.octet_length(TEXT).alias("__in"))
+        measured = cleaned.join(sizes, DOC_ID).withColumn("__out", F.octet_length(TEXT))
+        measured, n_cleaned = cache.materialize(measured)
+        totals = measured.agg(F.sum("__in"), F.sum(F.col("__in") - F.col("__out"))).first()
+        summary.bytes_in = int(totals[0] or 0) if totals else 0
+        summary.bytes_removed = int(totals[1] or 0) if totals else 0
+        top = _top_passages(good, regions, config.top)
+
+    if n_cleaned != n_good or n_cleaned + summary.rejected != summary.input:
+        raise LostRecords(
+            f"input {summary.input}: cleaned {n_cleaned} + rejected {summary.rejected} != input"
+        )
+
+    with clock.stage("write"):
+        docs = good.drop(TEXT) if text_col != TEXT else good
+        clean = measured.select(DOC_ID, F.col(TEXT).alias("__clean"), "removed_fraction")
+        out_docs = docs.join(clean, DOC_ID).withColumn(text_col, F.col("__clean")).drop("__clean")
+        frames = {
+            "regions": regions,
+            "cleaned": out_docs,
+            "boilerplate_top": top,
+            "rejects": rejects,
+        }
+        write_frames(config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
+
+    report = {
+        "counts": {k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline")},
+        "removed_fraction": round(summary.bytes_removed / summary.bytes_in, 6)
+        if summary.bytes_in
+        else 0.0,
+        "seconds": summary.seconds,
+        "pipeline": {"id": summary.pipeline, "version": WINNOW_VERSION},
+        "config": config.to_dict(),
+        "neardup_version": __version__,
+    }
+    write_report(config.output, "boilerplate", report)
+    return summary
+
+
+def _top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:
+    """``passage, length, docs``: the ``top`` boilerplate passages held by the most documents
+    (then the longest, then by text), each passage the region's bytes decoded as UTF-8."""
+    text = F.col(TEXT)
+    if isinstance(docs.schema[TEXT].dataType, StringType):
+        text = F.encode(text, "UTF-8")
+    data = docs.select(DOC_ID, text.alias("__bytes"))
+    cut = F.substr(F.col("__bytes"), F.col("start") + 1, F.col("length"))
+    passages = regions.join(data, DOC_ID).select(
+        DOC_ID, F.decode(cut, "UTF-8").alias("passage"), "length"
+    )
+    counted = passages.groupBy("passage", "length").agg(F.countDistinct(DOC_ID).alias("docs"))
+    order = [F.col("docs").desc(), F.col("length").desc(), F.col("passage")]
+    return counted.orderBy(*order).limit(top)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="boilerplate.py", description=__doc__.split("\n")[0])
+    p.add_argument("--config", help="TOML file (conf/boilerplate.toml); flags override it")
+    p.add_argument("--input", help="input path (file, directory or glob)")
+    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument("--input-format", dest="input_format", choices=("text", "jsonl", "parquet"))
+    p.add_argument("--id-col", dest="id_col")
+    p.add_argument("--text-col", dest="text_col")
+    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    p.add_argument("-k", type=int, help="winnowing k-gram size in bytes (default 16)")
+    p.add_argument("-w", type=int, help="winnowing window (default 16)")
+    p.add_argument("--min-docs", dest="min_docs", type=int, help="default 3")
+    p.add_argument("--min-run", dest="min_run", type=int, help="default 5")
+    p.add_argument("--group-col", dest="group_col", help="count documents per group (e.g. host)")
+    p.add_argument("--top", type=int, help="passages in boilerplate_top/ (default 100)")
+    p.add_argument("--outputs", type=lambda s: tuple(s.split(",")), help="e.g. regions,cleaned")
+    return p
+
+
+def describe(config: BoilerplateConfig, s: Summary) -> str:
+    fraction = s.bytes_removed / s.bytes_in if s.bytes_in else 0.0
+    return (
+        f"{s.input} document(s), {s.rejected} rejected; {s.regions} boilerplate region(s) in "
+        f"{s.docs_with_boilerplate} document(s); {s.bytes_removed} of {s.bytes_in} bytes "
+        f"removed ({fraction:.1%}); {s.pipeline} -> {config.output}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return job_main(
+        argv,
+        prog="boilerplate.py",
+        parser=build_parser(),
+        load=load_boilerplate_config,
+        run=run,
+        describe=describe,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""spark-submit entry point: where do documents overlap? Aligned passages (winnowing spans)
+between the pairs of a dedup run, or between query documents and a corpus (provenance).
+
+    spark-submit --properties-file conf/spark-local.conf jobs/spans.py \\
+        --input DOCS --pairs DEDUP_OUTPUT/pairs --output DIR [--config conf/spans.toml]
+    spark-submit ... jobs/spans.py --input CORPUS --query QUERIES --output DIR
+
+Writes under DIR: spans/, pair_summary/, rejects/, report.json, and _MANIFEST.json last.
+See README "Spans job".
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from neardup_udfs import __version__
+from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig, load_spans_config
+from neardup_udfs.io import InputError, read_input
+from neardup_udfs.runtime import (
+    Cache,
+    StageClock,
+    begin_output,
+    job_main,
+    write_frames,
+    write_report,
+)
+from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
+from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.stages.winnowing import (
+    WINNOW_VERSION,
+    aligned_spans,
+    covered_bytes,
+    fingerprints,
+    hot_hashes,
+    winnow_id,
+)
+
+log = logging.getLogger("neardup.spans")
+
+
+@dataclass
+class Summary:
+    """What a run did; also the counts of report.json."""
+
+    mode: str = ""  # pairs | provenance
+    input: int = 0  # rows read from --input (accepted + rejected)
+    query: int = 0  # rows read from --query (accepted + rejected)
+    rejected: int = 0  # rows of either in rejects/
+    pairs: int = 0  # pairs mode: pairs asked for; provenance: pairs with a span
+    pairs_missing_docs: int = 0  # pairs mode: a side is not among the (accepted) documents
+    spans: int = 0
+    hot_hashes: int = 0  # provenance: hashes skipped as boilerplate (> max_doc_freq docs)
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run(spark: SparkSession, config: SpansConfig) -> Summary:
+    """Compute the aligned spans and per-pair coverage of ``config``.
+
+    Notes:
+        Pairs mode: for every pair (a, b) of the dedup output, the spans are
+        ``winnow.overlaps(text_a, text_b, k, w)`` (``a_start`` = PosA, ``b_start`` = PosB).
+        Provenance mode: for every query document, ``winnow.Index.matches(query)`` over an
+        index of the corpus (``a`` = the query, ``b`` = the corpus document), except that
+        hashes held by more than ``max_doc_freq`` corpus documents are skipped (counted).
+        Neither applies the kernels' ``MAX_RESULTS`` budget.
+    """
+    cache = Cache()
+    try:
+        return _run(spark, config, cache)
+    finally:
+        cache.release()
+
+
+def _read(
+    spark: SparkSession, config: SpansConfig, path: str, cache: Cache
+) -> tuple[DataFrame, DataFrame, int]:
+    """Accepted documents (``doc_id, text``), rejects (with ``source`` = path), rows read."""
+    raw, text_col = read_input(spark, path, config.input_format, config.id_col, config.text_col)
+    split = split_rejects(raw, text_col, config.max_text_bytes)
+    good, n_good = cache.materialize(split.good.select(DOC_ID, TEXT))
+    rejects, n_rejected = cache.materialize(split.rejects.withColumn("source", F.lit(path)))
+    return good, rejects, n_good + n_rejected
+
+
+def _pairs(spark: SparkSession, path: str) -> DataFrame:
+    """``a, b`` from a dedup output's ``pairs/`` (a, b) or ``clusters/`` (member, its
+    representative as a)."""
+    try:
+        df = spark.read.parquet(path)
+    except Exception as e:  # noqa: BLE001 - Spark raises AnalysisException subclasses
+        raise InputError(f"pairs path {path!r} cannot be read as parquet: {e}") from None
+    if {A, B} <= set(df.columns):
+        return df.select(F.col(A).cast("string").alias(A), F.col(B).cast("string").alias(B))
+    if {DOC_ID, CLUSTER_ID, IS_REPRESENTATIVE} <= set(df.columns):
+        members = df.where(~F.col(IS_REPRESENTATIVE))
+        return members.select(F.col(CLUSTER_ID).alias(A), F.col(DOC_ID).alias(B))
+    raise InputError(
+        f"pairs path {path!r} has neither columns a, b (pairs/) nor doc_id, cluster_id, "
+        f"is_representative (clusters/); columns: {', '.join(df.columns)}"
+    )
+
+
+def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
+    clock = StageClock(log)
+    mode = "pairs" if config.pairs else "provenance"
+    summary = Summary(mode=mode, pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
+    begin_output(config.output)
+    k, w = config.k, config.w
+
+    with clock.stage("read"):
+        docs, rejects, summary.input = _read(spark, config, config.input, cache)
+        if config.query:
+            queries, query_rejects, summary.query = _read(spark, config, config.query, cache)
+            rejects = rejects.unionByName(query_rejects)
+        summary.rejected = rejects.count()
+
+    if config.pairs:
+        with clock.stage("fingerprint"):
+            asked, summary.pairs = cache.materialize(_pairs(spark, config.pairs).distinct())
+            ids = docs.select(DOC_ID)
+            known = asked.join(ids.withColumnRenamed(DOC_ID, A), A, "left_semi").join(
+                ids.withColumnRenamed(DOC_ID, B), B, "left_semi"
+            )
+            known, n_known = cache.materialize(known)
+            summary.pairs_missing_docs = summary.pairs - n_known
+            ends = known.select(F.col(A).alias(DOC_ID)).union(known.select(F.col(B).alias(DOC_ID)))
+            used = docs.join(ends.distinct(), DOC_ID, "left_semi")
+            fps = cache.keep(fingerprints(used, k, w))
+            a_lengths = b_lengths = used.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
+        with clock.stage("spans"):
+            wanted = known.select(F.col(B).alias("q_id"), F.col(A).alias("d_id"))
+            raw = aligned_spans(fps, fps, k, pairs=wanted)
+            spans = raw.select(
+                F.col("d_id").alias("a_id"),
+                F.col("q_id").alias("b_id"),
+                F.col("d_start").alias("a_start"),
+                F.col("q_start").alias("b_start"),
+                "length",
+            )
+            spans, summary.spans = cache.materialize(spans)
+            summary_pairs = known.select(F.col(A).alias("a_id"), F.col(B).alias("b_id"))
+    else:
+        with clock.stage("fingerprint"):
+            corpus = cache.keep(fingerprints(docs, k, w))
+            query = cache.keep(fingerprints(queries, k, w))
+            hot, summary.hot_hashes = cache.materialize(hot_hashes(corpus, config.max_doc_freq))
+            corpus = corpus.join(hot.select("hash"), "hash", "left_anti")
+            a_lengths = queries.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
+            b_lengths = docs.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
+        with clock.stage("spans"):
+            raw = aligned_spans(query, corpus, k)
+            spans = raw.select(
+                F.col("q_id").alias("a_id"),
+                F.col("d_id").alias("b_id"),
+                F.col("q_start").alias("a_start"),
+                F.col("d_start").alias("b_start"),
+                "length",
+            )
+            spans, summary.spans = cache.materialize(spans)
+            summary_pairs = spans.select("a_id", "b_id").distinct()
+            summary.pairs = summary_pairs.count()
+
+    with clock.stage("summary"):
+        pair_summary = _pair_summary(spans, summary_pairs, a_lengths, b_lengths)
+
+    with clock.stage("write"):
+        frames = {"spans": spans, "pair_summary": pair_summary, "rejects": rejects}
+        write_frames(config.output, frames, config.outputs, SPANS_OUTPUTS)
+
+    report = {
+        "counts": {
+            k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline", "mode")
+        },
+        "mode": mode,
+        "seconds": summary.seconds,
+        "pipeline": {"id": summary.pipeline, "version": WINNOW_VERSION},
+        "config": config.to_dict(),
+        "neardup_version": __version__,
+    }
+    write_report(config.output, "spans", report)
+    return summary
+
+
+def _pair_summary(
+    spans: DataFrame, pairs: DataFrame, a_lengths: DataFrame, b_lengths: DataFrame
+) -> DataFrame:
+    """``a_id, b_id, spans, a_covered, b_covered, a_fraction, b_fraction`` per pair: bytes of
+    each document inside at least one span (overlaps counted once) and their share of it."""
+    keys = ["a_id", "b_id"]
+    counts = spans.groupBy(*keys).agg(F.count("*").alias("spans"))
+    a_cov = covered_bytes(spans, keys, "a_start", "length").withColumnRenamed("covered", "a_cov")
+    b_cov = covered_bytes(spans, keys, "b_start", "length").withColumnRenamed("covered", "b_cov")
+    a_len = a_lengths.select(F.col(DOC_ID).alias("a_id"), F.col("bytes").alias("a_bytes"))
+    b_len = b_lengths.select(F.col(DOC_ID).alias("b_id"), F.col("bytes").alias("b_bytes"))
+    out = (
+        pairs.join(counts, keys, "left")
+        .join(a_cov, keys, "left")
+        .join(b_cov, keys, "left")
+        .join(a_len, "a_id", "left")
+        .join(b_len, "b_id", "left")
+        .fillna(0, ["spans", "a_cov", "b_cov"])
+    )
+
+    def fraction(covered: str, size: str) -> Column:
+        return F.when(F.col(size) > 0, F.col(covered) / F.col(size)).otherwise(F.lit(0.0))
+
+    return out.select(
+        "a_id",
+        "b_id",
+        F.col("spans").cast("bigint"),
+        F.col("a_cov").cast("bigint").alias("a_covered"),
+        F.col("b_cov").cast("bigint").alias("b_covered"),
+        fraction("a_cov", "a_bytes").alias("a_fraction"),
+        fraction("b_cov", "b_bytes").alias("b_fraction"),
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="spans.py", description=__doc__.split("\n")[0])
+    p.add_argument("--config", help="TOML file (conf/spans.toml); flags override it")
+    p.add_argument("--input", help="documents (pairs mode) or the corpus (provenance)")
+    p.add_argument("--pairs", help="a dedup output's pairs/ or clusters/ directory")
+    p.add_argument("--query", help="provenance: query documents (same format and columns)")
+    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument("--input-format", dest="input_format", choices=("text", "jsonl", "parquet"))
+    p.add_argument("--id-col", dest="id_col")
+    p.add_argument("--text-col", dest="text_col")
+    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    p.add_argument("-k", type=int, help="winnowing k-gram size in bytes (default 16)")
+    p.add_argument("-w", type=int, help="winnowing window (default 16)")
+    p.add_argument("--max-doc-freq", dest="max_doc_freq", type=int, help="default 100")
+    p.add_argument("--outputs", type=lambda s: tuple(s.split(",")), help="e.g. spans,rejects")
+    return p
+
+
+def describe(config: SpansConfig, s: Summary) -> str:
+    extra = (
+        f"{s.pairs_missing_docs} pair(s) without both documents"
+        if s.mode == "pairs"
+        else f"{s.hot_hashes} hot hash(es) skipped"
+    )
+    return (
+        f"{s.mode}: {s.input + s.query} row(s), {s.rejected} rejected; {s.pairs} pair(s), "
+        f"{s.spans} span(s); {extra}; {s.pipeline} -> {config.output}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return job_main(
+        argv,
+        prog="spans.py",
+        parser=build_parser(),
+        load=load_spans_config,
+        run=run,
+        describe=describe,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""What every spark-submit job shares: stage timing, persisted frames, outputs, the report,
+the manifest and the ``main`` skeleton (config errors before Spark, exit status 2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from pyspark.sql import DataFrame, SparkSession
+
+from neardup_udfs.config import ConfigError
+from neardup_udfs.io import InputError, write_manifest
+
+__all__ = ["Cache", "StageClock", "begin_output", "job_main", "write_frames", "write_report"]
+
+C = TypeVar("C")
+S = TypeVar("S")
+
+
+class StageClock:
+    """Wall time per named stage, logged when each stage starts and ends."""
+
+    def __init__(self, log: logging.Logger) -> None:
+        self.log = log
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self.log.info("stage %s: start", name)
+        t = time.perf_counter()
+        yield
+        self.seconds[name] = round(time.perf_counter() - t, 3)
+        self.log.info("stage %s: done in %.1f s", name, self.seconds[name])
+
+
+class Cache:
+    """The frames a run persisted; ``release`` unpersists them all (call it in ``finally``)."""
+
+    def __init__(self) -> None:
+        self.frames: list[DataFrame] = []
+
+    def keep(self, df: DataFrame) -> DataFrame:
+        self.frames.append(df.persist())
+        return df
+
+    def materialize(self, df: DataFrame) -> tuple[DataFrame, int]:
+        self.keep(df)
+        return df, df.count()
+
+    def release(self) -> None:
+        for df in self.frames:
+            df.unpersist()
+        self.frames.clear()
+
+
+def begin_output(output: str) -> None:
+    """Remove a previous run's ``_MANIFEST.json``: a run that fails leaves no success marker."""
+    manifest = os.path.join(output, "_MANIFEST.json")
+    if os.path.exists(manifest):
+        os.remove(manifest)
+
+
+def write_frames(
+    output: str, frames: Mapping[str, DataFrame], wanted: Iterable[str], every: Iterable[str]
+) -> None:
+    """Write the ``wanted`` frames as parquet under ``output``, after removing every output
+    directory the job can write (``every``), so a rerun never leaves stale outputs behind."""
+    for name in every:
+        shutil.rmtree(os.path.join(output, name), ignore_errors=True)
+    for name in wanted:
+        frames[name].write.mode("overwrite").parquet(os.path.join(output, name))
+
+
+def write_report(output: str, job: str, report: Mapping[str, Any]) -> None:
+    """``report.json``, then ``_MANIFEST.json`` (the success marker) with the same content."""
+    os.makedirs(output, exist_ok=True)
+    with open(os.path.join(output, "report.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    write_manifest(output, {"job": job, **report})
+
+
+def job_main(
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    parser: argparse.ArgumentParser,
+    load: Callable[..., C],
+    run: Callable[[SparkSession, C], S],
+    describe: Callable[[C, S], str],
+) -> int:
+    """Parse ``argv``, load the config (``--config`` file plus flags) before Spark starts,
+    run, print ``describe(config, summary)``.
+
+    Returns:
+        0 on success; 2 when the config or the input is wrong (one line on stderr).
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    args = vars(parser.parse_args(argv))
+    path = args.pop("config")
+    try:
+        config = load(path, **args)
+    except ConfigError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = SparkSession.builder.appName(f"neardup-{prog.removesuffix('.py')}").getOrCreate()
+    try:
+        summary = run(spark, config)
+    except InputError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    print(describe(config, summary))
+    return 0
