@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: run test test-fast lint bench golden clean fingerprint dedup
+.PHONY: run test test-fast lint bench golden clean fingerprint dedup spans boilerplate
 
 INPUT  ?= samples
 OUTPUT ?= out/dedup
@@ -28,6 +28,24 @@ run: $(STAMP)
 ## make dedup INPUT=... OUTPUT=... [ARGS="--method simhash ..."]: the dedup job, local mode
 dedup: $(STAMP)
 	$(SPARK_SUBMIT) jobs/dedup.py --config conf/dedup.toml --input $(INPUT) --output $(OUTPUT) $(ARGS)
+
+## make spans: where the near-duplicates of `make run` overlap (winnowing spans per cluster pair)
+spans: $(STAMP)
+	test -f out/run/_MANIFEST.json || $(SPARK_SUBMIT) jobs/dedup.py --config conf/dedup.toml \
+		--input samples --output out/run
+	$(SPARK_SUBMIT) jobs/spans.py --config conf/spans.toml --input samples \
+		--pairs out/run/clusters --output out/spans
+	$(BIN)/python -c "import pyarrow.parquet as pq; \
+		print(pq.read_table('out/spans/pair_summary').to_pandas().sort_values(['a_id','b_id']).to_string(index=False))"
+
+## make boilerplate: passages shared by >= 3 of the bundled samples, and the cleaned texts
+boilerplate: $(STAMP)
+	$(SPARK_SUBMIT) jobs/boilerplate.py --config conf/boilerplate.toml --input samples \
+		--output out/boilerplate
+	$(BIN)/python -c "import pyarrow.parquet as pq; \
+		t = pq.read_table('out/boilerplate/boilerplate_top').to_pandas(); \
+		t['passage'] = t['passage'].str.replace('\n', ' ').str.slice(0, 70); \
+		print(t.sort_values(['docs', 'length'], ascending=False).to_string(index=False))"
 
 ## make fingerprint INPUT=... OUTPUT=...: the Spark fingerprint job in local mode
 fingerprint: $(STAMP)
@@ -55,6 +73,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_text_presets.py
 	@echo
 	$(BIN)/python bench/bench_phash.py
+	@echo
+	$(BIN)/python bench/bench_winnow.py
+	@echo
+	$(BIN)/python bench/bench_dedup.py
 
 ## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
 golden:
