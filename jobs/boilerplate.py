@@ -14,13 +14,12 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType
 
-from neardup_udfs import __version__
 from neardup_udfs.config import (
     BOILERPLATE_OUTPUTS,
     BoilerplateConfig,
@@ -29,8 +28,11 @@ from neardup_udfs.config import (
 from neardup_udfs.io import InputError, read_input
 from neardup_udfs.runtime import (
     Cache,
+    LostRecords,
     StageClock,
+    add_input_arguments,
     begin_output,
+    counts_of,
     job_main,
     write_frames,
     write_report,
@@ -47,10 +49,6 @@ from neardup_udfs.stages.winnowing import (
 )
 
 log = logging.getLogger("neardup.boilerplate")
-
-
-class LostRecords(RuntimeError):
-    """cleaned + rejected != input: the job refuses to write a manifest."""
 
 
 @dataclass
@@ -143,17 +141,17 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
         }
         write_frames(config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
 
-    report = {
-        "counts": {k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline")},
-        "removed_fraction": round(summary.bytes_removed / summary.bytes_in, 6)
+    write_report(
+        config.output,
+        "boilerplate",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(summary.pipeline, WINNOW_VERSION),
+        config=config,
+        removed_fraction=round(summary.bytes_removed / summary.bytes_in, 6)
         if summary.bytes_in
         else 0.0,
-        "seconds": summary.seconds,
-        "pipeline": {"id": summary.pipeline, "version": WINNOW_VERSION},
-        "config": config.to_dict(),
-        "neardup_version": __version__,
-    }
-    write_report(config.output, "boilerplate", report)
+    )
     return summary
 
 
@@ -175,20 +173,13 @@ def _top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="boilerplate.py", description=__doc__.split("\n")[0])
-    p.add_argument("--config", help="TOML file (conf/boilerplate.toml); flags override it")
-    p.add_argument("--input", help="input path (file, directory or glob)")
-    p.add_argument("--output", help="output directory (local filesystem)")
-    p.add_argument("--input-format", dest="input_format", choices=("text", "jsonl", "parquet"))
-    p.add_argument("--id-col", dest="id_col")
-    p.add_argument("--text-col", dest="text_col")
-    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    add_input_arguments(p, "conf/boilerplate.toml")
     p.add_argument("-k", type=int, help="winnowing k-gram size in bytes (default 16)")
     p.add_argument("-w", type=int, help="winnowing window (default 16)")
     p.add_argument("--min-docs", dest="min_docs", type=int, help="default 3")
     p.add_argument("--min-run", dest="min_run", type=int, help="default 5")
     p.add_argument("--group-col", dest="group_col", help="count documents per group (e.g. host)")
     p.add_argument("--top", type=int, help="passages in boilerplate_top/ (default 100)")
-    p.add_argument("--outputs", type=lambda s: tuple(s.split(",")), help="e.g. regions,cleaned")
     return p
 
 

@@ -13,19 +13,21 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from neardup_udfs import __version__
 from neardup_udfs.config import OUTPUTS, DedupConfig, load_config
 from neardup_udfs.io import read_input
 from neardup_udfs.runtime import (
     Cache,
+    LostRecords,
     StageClock,
+    add_input_arguments,
     begin_output,
+    counts_of,
     job_main,
     write_frames,
     write_report,
@@ -40,10 +42,6 @@ from neardup_udfs.stages.select import select_representatives
 from neardup_udfs.stages.verify import verify
 
 log = logging.getLogger("neardup.dedup")
-
-
-class LostRecords(RuntimeError):
-    """kept + removed + rejected != input: the job refuses to write a manifest."""
 
 
 @dataclass
@@ -166,19 +164,19 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         docs = good.drop(TEXT) if text_col != TEXT else good
         _write_outputs(config, docs, clusters, verified, rejects)
 
-    report = {
-        "counts": {k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline")},
-        "cluster_size_histogram": {str(k): v for k, v in histogram.items()},
-        "hot_buckets": [
+    write_report(
+        config.output,
+        "dedup",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(pipeline.id, pipeline.version),
+        config=config,
+        cluster_size_histogram={str(k): v for k, v in histogram.items()},
+        hot_buckets=[
             {"band": r["band"], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
             for r in hot
         ],
-        "seconds": summary.seconds,
-        "pipeline": {"id": pipeline.id, "version": pipeline.version},
-        "config": config.to_dict(),
-        "neardup_version": __version__,
-    }
-    write_report(config.output, "dedup", report)
+    )
     return summary
 
 
@@ -201,13 +199,7 @@ def _write_outputs(
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dedup.py", description="Remove near-duplicate documents.")
-    p.add_argument("--config", help="TOML file (conf/dedup.toml); flags override it")
-    p.add_argument("--input", help="input path (file, directory or glob)")
-    p.add_argument("--output", help="output directory (local filesystem)")
-    p.add_argument("--input-format", dest="input_format", choices=("text", "jsonl", "parquet"))
-    p.add_argument("--id-col", dest="id_col")
-    p.add_argument("--text-col", dest="text_col")
-    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    add_input_arguments(p, "conf/dedup.toml")
     p.add_argument("--method", choices=("minhash", "simhash"))
     p.add_argument("--preset")
     p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
@@ -217,7 +209,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verification", choices=("estimate", "exact", "off"))
     p.add_argument("--representative", choices=("min_id", "earliest", "longest"))
     p.add_argument("--order-col", dest="order_col")
-    p.add_argument("--outputs", type=lambda s: tuple(s.split(",")), help="e.g. docs,clusters")
     p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
     p.add_argument("--chaining-floor", dest="chaining_floor", type=float)

@@ -15,18 +15,19 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from neardup_udfs import __version__
 from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig, load_spans_config
 from neardup_udfs.io import InputError, read_input
 from neardup_udfs.runtime import (
     Cache,
     StageClock,
+    add_input_arguments,
     begin_output,
+    counts_of,
     job_main,
     write_frames,
     write_report,
@@ -175,17 +176,15 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
         frames = {"spans": spans, "pair_summary": pair_summary, "rejects": rejects}
         write_frames(config.output, frames, config.outputs, SPANS_OUTPUTS)
 
-    report = {
-        "counts": {
-            k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline", "mode")
-        },
-        "mode": mode,
-        "seconds": summary.seconds,
-        "pipeline": {"id": summary.pipeline, "version": WINNOW_VERSION},
-        "config": config.to_dict(),
-        "neardup_version": __version__,
-    }
-    write_report(config.output, "spans", report)
+    write_report(
+        config.output,
+        "spans",
+        counts=counts_of(summary, "mode"),
+        seconds=summary.seconds,
+        pipeline=(summary.pipeline, WINNOW_VERSION),
+        config=config,
+        mode=mode,
+    )
     return summary
 
 
@@ -225,19 +224,12 @@ def _pair_summary(
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="spans.py", description=__doc__.split("\n")[0])
-    p.add_argument("--config", help="TOML file (conf/spans.toml); flags override it")
-    p.add_argument("--input", help="documents (pairs mode) or the corpus (provenance)")
+    add_input_arguments(p, "conf/spans.toml")
     p.add_argument("--pairs", help="a dedup output's pairs/ or clusters/ directory")
     p.add_argument("--query", help="provenance: query documents (same format and columns)")
-    p.add_argument("--output", help="output directory (local filesystem)")
-    p.add_argument("--input-format", dest="input_format", choices=("text", "jsonl", "parquet"))
-    p.add_argument("--id-col", dest="id_col")
-    p.add_argument("--text-col", dest="text_col")
-    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
     p.add_argument("-k", type=int, help="winnowing k-gram size in bytes (default 16)")
     p.add_argument("-w", type=int, help="winnowing window (default 16)")
     p.add_argument("--max-doc-freq", dest="max_doc_freq", type=int, help="default 100")
-    p.add_argument("--outputs", type=lambda s: tuple(s.split(",")), help="e.g. spans,rejects")
     return p
 
 

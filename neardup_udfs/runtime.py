@@ -12,14 +12,26 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 
-from neardup_udfs.config import ConfigError
-from neardup_udfs.io import InputError, write_manifest
+from neardup_udfs import __version__
+from neardup_udfs.config import ConfigError, InputConfig
+from neardup_udfs.io import INPUT_FORMATS, InputError, write_manifest
 
-__all__ = ["Cache", "StageClock", "begin_output", "job_main", "write_frames", "write_report"]
+__all__ = [
+    "Cache",
+    "LostRecords",
+    "StageClock",
+    "add_input_arguments",
+    "begin_output",
+    "counts_of",
+    "job_main",
+    "write_frames",
+    "write_report",
+]
 
 C = TypeVar("C")
 S = TypeVar("S")
@@ -79,8 +91,45 @@ def write_frames(
         frames[name].write.mode("overwrite").parquet(os.path.join(output, name))
 
 
-def write_report(output: str, job: str, report: Mapping[str, Any]) -> None:
-    """``report.json``, then ``_MANIFEST.json`` (the success marker) with the same content."""
+class LostRecords(RuntimeError):
+    """The job's outputs do not account for every input row: it writes no manifest."""
+
+
+def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
+    """The flags every job shares: ``--config`` and the input/output ones of ``InputConfig``.
+
+    Every flag defaults to None (= not given), so the config file's value stands."""
+    p.add_argument("--config", help=f"TOML file ({config_file}); flags override it")
+    p.add_argument("--input", help="input path (file, directory or glob)")
+    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument("--input-format", dest="input_format", choices=INPUT_FORMATS)
+    p.add_argument("--id-col", dest="id_col", help="id column (default: file URI:record index)")
+    p.add_argument("--text-col", dest="text_col")
+    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+
+
+def write_report(
+    output: str,
+    job: str,
+    *,
+    counts: Mapping[str, Any],
+    seconds: Mapping[str, float],
+    pipeline: tuple[str, str],
+    config: InputConfig,
+    **extra: Any,
+) -> None:
+    """``report.json``, then ``_MANIFEST.json`` (the success marker) with the same content:
+    the counts, seconds per stage, pipeline id and version, the config, the package version,
+    and ``extra`` keys."""
+    report = {
+        "counts": dict(counts),
+        "seconds": dict(seconds),
+        "pipeline": {"id": pipeline[0], "version": pipeline[1]},
+        "config": config.to_dict(),
+        "neardup_version": __version__,
+        **extra,
+    }
     os.makedirs(output, exist_ok=True)
     with open(os.path.join(output, "report.json"), "w", encoding="utf-8") as fh:
         json.dump(report, fh, indent=2, sort_keys=True)
@@ -122,3 +171,8 @@ def job_main(
         spark.stop()
     print(describe(config, summary))
     return 0
+
+
+def counts_of(summary: Any, *skip: str) -> dict[str, Any]:
+    """A job summary dataclass's integer counts (``seconds``, ``pipeline`` and ``skip`` out)."""
+    return {k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline", *skip)}
