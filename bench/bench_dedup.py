@@ -9,7 +9,7 @@ Everything runs in this one process with one SparkSession (local[2]):
    pages; raw bytes decoded as UTF-8 with replacement) and a scaled corpus of ``--scale``
    documents, each a real text copied with seeded random edits (see ``mutate``);
 2. the dedup job with its defaults, MinHash (preset semblance, threshold 0.7 -> recall-first
-   banding 25 x 5 of 125 slots, exact verification) and SimHash (ditto/2, k=3), on both:
+   banding 25 x 5 of 125 slots, hybrid verification) and SimHash (ditto/2, k=3), on both:
    end-to-end wall time and docs/s;
 3. MLlib MinHashLSH + approxSimilarityJoin on the same documents, same word 3-shingles,
    same Jaccard threshold;
@@ -67,6 +67,7 @@ from timing import best_of  # noqa: E402
 from neardup_udfs.config import load_config  # noqa: E402
 from neardup_udfs.kernels.words_jit import word_shingles_batch  # noqa: E402
 from neardup_udfs.presets import Pipeline, resolve  # noqa: E402
+from neardup_udfs.stages.verify import estimate_margin  # noqa: E402
 from neardup_udfs.udfs import exact_key_udf, fingerprint_udf  # noqa: E402
 
 TEXT_DATA = SHARED_DATA / "text"
@@ -559,12 +560,21 @@ class Quality:
         }
 
 
+def _estimate_dropped(run: JobRun, estimate: float) -> bool:
+    """Whether the run's verification rejected a pair on its signature estimate alone."""
+    if run.verification == "estimate":
+        return estimate < THRESHOLD
+    if run.verification == "hybrid":
+        return estimate < THRESHOLD - estimate_margin(run.pipeline.param("k"))
+    return False
+
+
 def quality(found: I64, ev: EvalSet, run: JobRun | None = None) -> Quality:
     """Recall (J >= 0.7, J >= 0.75) and precision (found pairs with J >= 0.7) of ``found``.
 
     With a MinHash ``run``: each missed pair with J >= 0.75 is classified against that run's
     pipeline (its banding): "lsh" (no common band key, never a candidate), "estimate" (a
-    candidate whose estimated Jaccard is below 0.7, dropped by estimate verification),
+    candidate rejected on its signature estimate by estimate or hybrid verification),
     "other" (neither: e.g. a hot bucket's star).
     """
     truth = ev.truth
@@ -592,7 +602,7 @@ def quality(found: I64, ev: EvalSet, run: JobRun | None = None) -> Quality:
             a, b = divmod(code, truth.n)
             if not np.any(keys[a] == keys[b]):
                 misses["lsh"] += 1
-            elif run.verification == "estimate" and np.mean(sigs[a] == sigs[b]) < THRESHOLD:
+            elif _estimate_dropped(run, float(np.mean(sigs[a] == sigs[b]))):
                 misses["estimate"] += 1
             else:
                 misses["other"] += 1

@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bands", type=int)
     p.add_argument("--rows", type=int)
     p.add_argument("-k", type=int, help="SimHash: max Hamming distance (default 3)")
-    p.add_argument("--verification", choices=("estimate", "exact", "off"))
+    p.add_argument("--verification", choices=("hybrid", "exact", "estimate", "off"))
     p.add_argument("--representative", choices=("min_id", "earliest", "longest"))
     p.add_argument("--order-col", dest="order_col")
     p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)

@@ -28,7 +28,7 @@ __all__ = [
 
 METHODS = ("minhash", "simhash")
 DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
-VERIFICATIONS = ("estimate", "exact", "off")
+VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
 OUTPUTS = ("docs", "clusters", "pairs", "rejects")
@@ -72,7 +72,7 @@ class DedupConfig(InputConfig):
     rows: int | None = None
     banding: str = "recall"
     k: int = 3
-    verification: str = "exact"
+    verification: str = "hybrid"
     representative: str = "min_id"
     order_col: str | None = None
     outputs: tuple[str, ...] = ("docs", "clusters", "rejects")

@@ -16,7 +16,7 @@ def test_shipped_toml_loads_with_overrides() -> None:
     assert (c.method, c.preset_name, c.jaccard_threshold) == ("minhash", "semblance", 0.8)
     # recall banding: pairs at J = 0.85 are candidates with p >= 0.995 (18 x 7 = 126 slots)
     assert c.pipeline().id == "semblance/1;bands=18,k=126,rows=7"
-    assert c.verification == "exact"
+    assert c.verification == "hybrid"
     semblance = load_config(
         str(ROOT / "conf/dedup.toml"), input="i", output="o", threshold=0.8, banding="semblance"
     )

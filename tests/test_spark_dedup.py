@@ -26,7 +26,7 @@ from neardup_udfs.stages.candidates import band_keys, candidates
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.rejects import split_rejects
-from neardup_udfs.stages.verify import verify
+from neardup_udfs.stages.verify import estimate_margin, verify
 
 pytestmark = pytest.mark.spark
 
@@ -152,6 +152,13 @@ def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  #
         for i, j in ((0, 1), (0, 2), (3, 4), (0, 3))
     }
     assert {(r.a, r.b): r.similarity for r in exact} == want
+    # hybrid: near the threshold the exact Jaccard decides, far above it the estimate
+    est, m = minhash.jaccard(sigs[0], sigs[1]), estimate_margin(pipe.param("k"))
+    one = spark.createDataFrame([("d0", "d1")], "a string, b string")
+    for t, similarity in ((want[("d0", "d1")] - 0.01, want[("d0", "d1")]), (est - m - 0.01, est)):
+        rows = verify(one, sk, pipe, k=0, threshold=t, verification="hybrid", texts=df).collect()
+        assert [(r.a, r.b, r.similarity) for r in rows] == [("d0", "d1", similarity)]
+    assert abs(est - want[("d0", "d1")]) < m
     assert 0 < want[("d0", "d1")] < 1
 
 
@@ -279,10 +286,13 @@ def _naive_minhash_clusters(
         for j in range(i + 1, len(ids)):
             if not (sets[i] and sets[j] and (keys[i] == keys[j]).any()):
                 continue
-            if verification == "exact":
-                sim = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
-            else:
-                sim = minhash.jaccard(sigs[i], sigs[j])
+            exact = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
+            estimate = minhash.jaccard(sigs[i], sigs[j])
+            sim = {"exact": exact, "estimate": estimate}.get(verification)
+            if sim is None:  # hybrid: the estimate decides outside [t - m, t + m)
+                m = estimate_margin(pipe.param("k"))
+                sure = estimate >= threshold + m or estimate < threshold - m
+                sim = estimate if sure else exact
             if sim >= threshold:
                 uf.union(i, j)
     groups: dict[int, list[str]] = {}
@@ -292,10 +302,10 @@ def _naive_minhash_clusters(
 
 
 def test_minhash_equals_naive_components(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
-    """Default config: recall banding (25 x 5 of 125 slots), exact verification."""
+    """Default config: recall banding (25 x 5 of 125 slots), hybrid verification."""
     _, out, _ = minhash_run
     pipe = resolve("semblance", k=125, bands=25, rows=5)
-    assert _clusters(spark, out) == _naive_minhash_clusters(corpus, pipe, "exact")
+    assert _clusters(spark, out) == _naive_minhash_clusters(corpus, pipe, "hybrid")
 
 
 def test_minhash_estimate_semblance_banding_equals_naive(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -9,7 +11,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DISTANCE, DOC_ID, FINGERPRINT, SIGNATURE, SIMILARITY, TEXT, A, B
 from neardup_udfs.udfs import shingle_set_udf
 
-__all__ = ["estimated_jaccard", "exact_jaccard", "hamming", "verify"]
+__all__ = ["estimate_margin", "estimated_jaccard", "exact_jaccard", "hamming", "verify"]
 
 
 def hamming(a: Column, b: Column) -> Column:
@@ -39,6 +41,12 @@ def _pair_columns(pairs: DataFrame, values: DataFrame, col: str) -> DataFrame:
     return pairs.join(va, A).join(vb, B)
 
 
+def estimate_margin(k: int, sds: float = 4.0) -> float:
+    """Half-width of the band around the threshold where ``hybrid`` verification checks
+    exactly: ``sds`` standard deviations of a k-slot estimate at its worst (J = 1/2)."""
+    return sds * math.sqrt(0.25 / k)
+
+
 def verify(
     pairs: DataFrame,
     sketches: DataFrame,
@@ -54,24 +62,42 @@ def verify(
     Notes:
         SimHash pairs are kept when their Hamming distance is <= k (always exact).
         MinHash pairs are kept when the Jaccard similarity is >= threshold: estimated from
-        the signatures (``estimate``) or computed exactly on the word-shingle sets of both
-        texts (``exact``, which needs ``texts``: ``doc_id, text``).
+        the signatures (``estimate``), computed exactly on the word-shingle sets of both
+        texts (``exact``, which needs ``texts``: ``doc_id, text``), or ``hybrid``: the
+        estimate decides when it is more than :func:`estimate_margin` (4 standard
+        deviations) away from the threshold, the exact Jaccard otherwise. Hybrid keeps the
+        estimate's similarity for the pairs it decided; a wrong decision needs a 4-sigma
+        estimation error (p < 1e-4 per pair).
     """
     if pipeline.kind == "simhash":
         joined = _pair_columns(pairs, sketches, FINGERPRINT)
         scored = joined.select(A, B, hamming(F.col("va"), F.col("vb")).alias(DISTANCE))
         return scored.where(F.col(DISTANCE) <= k)
+    if verification in ("exact", "hybrid") and texts is None:
+        raise ValueError(f"{verification} verification needs the texts")
     if verification == "exact":
-        if texts is None:
-            raise ValueError("exact verification needs the texts")
-        ends = pairs.select(F.col(A).alias(DOC_ID)).union(pairs.select(F.col(B).alias(DOC_ID)))
-        sets = texts.join(ends.distinct(), DOC_ID, "left_semi").select(
-            DOC_ID, shingle_set_udf(pipeline)(F.col(TEXT)).alias("__set")
-        )
-        joined = _pair_columns(pairs, sets, "__set")
-        score = exact_jaccard(F.col("va"), F.col("vb"))
-    else:
-        joined = _pair_columns(pairs, sketches, SIGNATURE)
-        score = estimated_jaccard(F.col("va"), F.col("vb"))
-    scored = joined.select(A, B, score.cast("double").alias(SIMILARITY))
+        return _exact(pairs, pipeline, threshold, texts)
+    joined = _pair_columns(pairs, sketches, SIGNATURE)
+    estimated = joined.select(
+        A, B, estimated_jaccard(F.col("va"), F.col("vb")).cast("double").alias(SIMILARITY)
+    )
+    if verification == "estimate":
+        return estimated.where(F.col(SIMILARITY) >= threshold)
+    margin = estimate_margin(pipeline.param("k"))
+    sure = estimated.where(F.col(SIMILARITY) >= threshold + margin)
+    near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
+    unsure = estimated.where(near).select(A, B)
+    return sure.unionByName(_exact(unsure, pipeline, threshold, texts))
+
+
+def _exact(
+    pairs: DataFrame, pipeline: Pipeline, threshold: float, texts: DataFrame | None
+) -> DataFrame:
+    assert texts is not None
+    ends = pairs.select(F.col(A).alias(DOC_ID)).union(pairs.select(F.col(B).alias(DOC_ID)))
+    sets = texts.join(ends.distinct(), DOC_ID, "left_semi").select(
+        DOC_ID, shingle_set_udf(pipeline)(F.col(TEXT)).alias("__set")
+    )
+    joined = _pair_columns(pairs, sets, "__set")
+    scored = joined.select(A, B, exact_jaccard(F.col("va"), F.col("vb")).alias(SIMILARITY))
     return scored.where(F.col(SIMILARITY) >= threshold)
