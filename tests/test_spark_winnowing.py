@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -265,8 +266,6 @@ def test_boilerplate_same_result_whatever_the_partitioning(
     spark, boilerplate_run, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
     cfg, _ = boilerplate_run
-    from dataclasses import replace
-
     old = spark.conf.get("spark.sql.shuffle.partitions")
     try:
         for n in ("1", "17"):
@@ -310,6 +309,14 @@ def test_spans_job_pairs_and_provenance(spark, docs, tmp_path) -> None:  # type:
     assert set(summary) == set(pairs[:3])
     d2 = summary[("d2", "d6")]
     assert d2.b_fraction > 0.9 and d2.a_fraction > 0.9  # d6 is d2 twice
+    old = spark.conf.get("spark.sql.shuffle.partitions")
+    try:  # the same tables whatever the shuffle partitioning
+        spark.conf.set("spark.sql.shuffle.partitions", "1")
+        spans_job.run(spark, replace(cfg, output=str(tmp_path / "o1p")))
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", old)
+    for name in ("spans", "pair_summary", "rejects"):
+        assert _table(spark, tmp_path / "o1p" / name) == _table(spark, tmp_path / "o1" / name)
 
     queries = [{"url": "q0", "body": texts["d0"][10:200] + " zz " + texts["d3"][:150] + FOOTER}]
     qsrc = _write_jsonl(tmp_path / "q", queries)
