@@ -13,20 +13,20 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import ArrayType, LongType, StringType
+from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
 
 from neardup_udfs.kernels import winnow
-from neardup_udfs.kernels.words_jit import word_shingles_batch
+from neardup_udfs.kernels.words_jit import pair_jaccard_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
 
 __all__ = [
+    "exact_jaccard_udf",
     "band_keys_udf",
     "checked_fingerprint_udf",
     "exact_key_udf",
     "fingerprint_udf",
     "remove_ranges_udf",
-    "shingle_set_udf",
     "winnow_fingerprints_fn",
     "signature_udf",
 ]
@@ -132,29 +132,6 @@ def exact_key_udf(pipeline: Pipeline) -> Any:
     return exact_key
 
 
-def shingle_set_udf(pipeline: Pipeline) -> Any:
-    """Text -> its set of word-shingle hashes (MinHash presets) as a sorted ``array<bigint>``.
-
-    Notes:
-        The set the preset's signatures estimate: ``word_shingles(text, w)``, duplicates
-        dropped; a text with fewer than w tokens gives an empty array.
-    """
-    w = pipeline.param("w")
-
-    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
-    def shingle_set(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
-        for texts in batches:
-            present = _present(texts)
-            hashes, offsets = word_shingles_batch(texts[present].tolist(), w)
-            signed = hashes.view(np.int64)
-            out: list[Any] = [None] * len(texts)
-            for i, j in enumerate(np.flatnonzero(present)):
-                out[j] = np.unique(signed[offsets[i] : offsets[i + 1]])
-            yield pd.Series(out, dtype=object)
-
-    return shingle_set
-
-
 def winnow_fingerprints_fn(
     k: int, w: int
 ) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
@@ -203,3 +180,20 @@ def remove_ranges_udf() -> Any:
         return pd.DataFrame({"text": out_text, "removed_fraction": fraction})
 
     return remove
+
+
+def exact_jaccard_udf(pipeline: Pipeline) -> Any:
+    """(text a, text b) -> exact Jaccard of their word-shingle sets (MinHash presets).
+
+    Notes:
+        ``words_jit.pair_jaccard_batch``: compiled, whole Arrow batches, no Python per pair.
+        Two texts with no shingle at all have Jaccard 0 (semblance's degenerate rule).
+    """
+    w = pipeline.param("w")
+
+    @pandas_udf(DoubleType())  # type: ignore[call-overload]
+    def exact_jaccard(batches: Iterator[tuple[pd.Series, pd.Series]]) -> Iterator[pd.Series]:
+        for a, b in batches:
+            yield pd.Series(pair_jaccard_batch(a.tolist(), b.tolist(), w))
+
+    return exact_jaccard

@@ -16,6 +16,7 @@ from neardup_udfs.kernels import minhash, simhash
 from neardup_udfs.kernels.shingle import char_shingles, word_shingles, word_tokens
 from neardup_udfs.kernels.words_jit import (
     minhash_batch,
+    pair_jaccard_batch,
     simhash_batch,
     token_texts_batch,
     word_shingles_batch,
@@ -184,6 +185,18 @@ def test_batch_token_texts_equal_joined_tokens(docs: list) -> None:  # type: ign
     for i, doc in enumerate(docs):
         want = " ".join(word_tokens(doc)).encode("utf-8", "surrogatepass")
         assert buf[offsets[i] : offsets[i + 1]].tobytes() == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(texts, texts), max_size=6), st.integers(1, 3))
+def test_pair_jaccard_equals_the_set_definition(pairs: list, w: int) -> None:  # type: ignore[type-arg]
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    got = pair_jaccard_batch(a, b, w)
+    for i, (x, y) in enumerate(pairs):
+        sa, sb = set(word_shingles(x, w)), set(word_shingles(y, w))
+        assert got[i] == (len(sa & sb) / len(sa | sb) if sa | sb else 0.0)
+    with pytest.raises(ValueError, match="same length"):
+        pair_jaccard_batch(["x"], [], w)
 
 
 @given(st.binary(max_size=100))

@@ -21,6 +21,7 @@ from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
 
 __all__ = [
     "minhash_batch",
+    "pair_jaccard_batch",
     "simhash_batch",
     "token_texts_batch",
     "word_shingles_batch",
@@ -331,6 +332,59 @@ def word_shingles_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.
     starts = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     return sh[:total].copy(), starts
+
+
+@njit(cache=True, nogil=True)
+def _sorted_sets(hashes, offsets, out_offsets):
+    """Sort each document's stream in place and compact it to its distinct values."""
+    n = 0
+    for d in range(len(offsets) - 1):
+        seg = np.sort(hashes[offsets[d] : offsets[d + 1]])
+        out_offsets[d] = n
+        for i in range(len(seg)):
+            if i == 0 or seg[i] != seg[i - 1]:
+                hashes[n] = seg[i]
+                n += 1
+    out_offsets[len(offsets) - 1] = n
+
+
+@njit(cache=True, nogil=True)
+def _pair_jaccard(hashes, offsets, n_pairs, out):
+    for p in range(n_pairs):
+        i, j = offsets[p], offsets[n_pairs + p]
+        ie, je = offsets[p + 1], offsets[n_pairs + p + 1]
+        na, nb = ie - i, je - j
+        common = 0
+        while i < ie and j < je:
+            if hashes[i] == hashes[j]:
+                common += 1
+                i += 1
+                j += 1
+            elif hashes[i] < hashes[j]:
+                i += 1
+            else:
+                j += 1
+        union = na + nb - common
+        out[p] = common / union if union > 0 else 0.0
+
+
+def pair_jaccard_batch(
+    a: Sequence[str | bytes], b: Sequence[str | bytes], w: int
+) -> npt.NDArray[np.float64]:
+    """Exact Jaccard of the word-shingle sets of ``a[i]`` and ``b[i]``, for every i.
+
+    Notes:
+        Equals ``len(A & B) / len(A | B)`` with ``A = set(word_shingles(a[i], w))``; two
+        texts without a shingle have Jaccard 0 (semblance's rule).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"a and b must have the same length, got {len(a)} and {len(b)}")
+    hashes, offsets = word_shingles_batch([*a, *b], w)
+    compact = np.zeros(len(offsets), dtype=np.int64)
+    _sorted_sets(hashes, offsets, compact)
+    out = np.zeros(len(a), dtype=np.float64)
+    _pair_jaccard(hashes, compact, len(a), out)
+    return out
 
 
 def minhash_batch(texts: Sequence[str | bytes], k: int = 128, seed: int = 0, w: int = 3) -> U64:

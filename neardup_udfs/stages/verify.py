@@ -9,9 +9,9 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DISTANCE, DOC_ID, FINGERPRINT, SIGNATURE, SIMILARITY, TEXT, A, B
-from neardup_udfs.udfs import shingle_set_udf
+from neardup_udfs.udfs import exact_jaccard_udf
 
-__all__ = ["estimate_margin", "estimated_jaccard", "exact_jaccard", "hamming", "verify"]
+__all__ = ["estimate_margin", "estimated_jaccard", "hamming", "verify"]
 
 
 def hamming(a: Column, b: Column) -> Column:
@@ -23,16 +23,6 @@ def estimated_jaccard(a: Column, b: Column) -> Column:
     """Fraction of equal slots of two MinHash signatures (``minhash.jaccard``), Spark-native."""
     equal = F.zip_with(a, b, lambda x, y: F.when(x == y, 1).otherwise(0))
     return F.aggregate(equal, F.lit(0), lambda acc, x: acc + x) / F.size(a)
-
-
-def exact_jaccard(a: Column, b: Column) -> Column:
-    """Jaccard similarity of two sets given as duplicate-free arrays, Spark-native.
-
-    Two empty sets have similarity 0 (semblance's rule: no shingle, no evidence).
-    """
-    inter = F.size(F.array_intersect(a, b))
-    union = F.size(a) + F.size(b) - inter
-    return F.when(union > 0, inter / union).otherwise(F.lit(0.0))
 
 
 def _pair_columns(pairs: DataFrame, values: DataFrame, col: str) -> DataFrame:
@@ -94,10 +84,7 @@ def _exact(
     pairs: DataFrame, pipeline: Pipeline, threshold: float, texts: DataFrame | None
 ) -> DataFrame:
     assert texts is not None
-    ends = pairs.select(F.col(A).alias(DOC_ID)).union(pairs.select(F.col(B).alias(DOC_ID)))
-    sets = texts.join(ends.distinct(), DOC_ID, "left_semi").select(
-        DOC_ID, shingle_set_udf(pipeline)(F.col(TEXT)).alias("__set")
-    )
-    joined = _pair_columns(pairs, sets, "__set")
-    scored = joined.select(A, B, exact_jaccard(F.col("va"), F.col("vb")).alias(SIMILARITY))
+    joined = _pair_columns(pairs, texts, TEXT)
+    score = exact_jaccard_udf(pipeline)(F.col("va"), F.col("vb"))
+    scored = joined.select(A, B, score.alias(SIMILARITY))
     return scored.where(F.col(SIMILARITY) >= threshold)
