@@ -47,6 +47,7 @@ from neardup_udfs.stages.winnowing import (
     remove_regions,
     winnow_id,
 )
+from neardup_udfs.udfs import utf8_lossy_udf
 
 log = logging.getLogger("neardup.boilerplate")
 
@@ -157,18 +158,18 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
 
 def _top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:
     """``passage, length, docs``: the ``top`` boilerplate passages held by the most documents
-    (then the longest, then by text), each passage the region's bytes decoded as UTF-8."""
+    (then the longest, then by bytes), each passage the region's bytes decoded as UTF-8
+    (a region may start or end inside a character: U+FFFD stands for the cut bytes)."""
     text = F.col(TEXT)
     if isinstance(docs.schema[TEXT].dataType, StringType):
         text = F.encode(text, "UTF-8")
     data = docs.select(DOC_ID, text.alias("__bytes"))
     cut = F.substr(F.col("__bytes"), F.col("start") + 1, F.col("length"))
-    passages = regions.join(data, DOC_ID).select(
-        DOC_ID, F.decode(cut, "UTF-8").alias("passage"), "length"
-    )
-    counted = passages.groupBy("passage", "length").agg(F.countDistinct(DOC_ID).alias("docs"))
-    order = [F.col("docs").desc(), F.col("length").desc(), F.col("passage")]
-    return counted.orderBy(*order).limit(top)
+    passages = regions.join(data, DOC_ID).select(DOC_ID, cut.alias("__cut"), "length")
+    counted = passages.groupBy("__cut", "length").agg(F.countDistinct(DOC_ID).alias("docs"))
+    order = [F.col("docs").desc(), F.col("length").desc(), F.col("__cut")]
+    best = counted.orderBy(*order).limit(top)
+    return best.select(utf8_lossy_udf()(F.col("__cut")).alias("passage"), "length", "docs")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
 
 __all__ = [
+    "utf8_lossy_udf",
     "exact_jaccard_udf",
     "band_keys_udf",
     "checked_fingerprint_udf",
@@ -197,3 +198,16 @@ def exact_jaccard_udf(pipeline: Pipeline) -> Any:
             yield pd.Series(pair_jaccard_batch(a.tolist(), b.tolist(), w))
 
     return exact_jaccard
+
+
+def utf8_lossy_udf() -> Any:
+    """Binary -> string: UTF-8 decoded, each invalid byte as U+FFFD (nulls stay null)."""
+
+    @pandas_udf(StringType())  # type: ignore[call-overload]
+    def lossy(blobs: pd.Series) -> pd.Series:
+        return pd.Series(
+            [None if b is None else bytes(b).decode("utf-8", "replace") for b in blobs],
+            dtype=object,
+        )
+
+    return lossy

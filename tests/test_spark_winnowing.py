@@ -373,3 +373,16 @@ def test_spans_job_bad_pairs_and_config(spark, tmp_path) -> None:  # type: ignor
         load_spans_config(input="i", output="o", query="q", k=0)
     with pytest.raises(ConfigError, match="config key 'min_run'"):
         load_boilerplate_config(input="i", output="o", min_run=-1)
+
+
+def test_top_passages_survive_cuts_inside_characters(spark) -> None:  # type: ignore[no-untyped-def]
+    text = "ab é footer shared by all é end"
+    docs = spark.createDataFrame([(f"d{i}", text) for i in range(3)], "doc_id string, text string")
+    start = text.encode().index(b"\xa9")  # the second byte of the first é
+    regions = spark.createDataFrame(
+        [(f"d{i}", start, 20) for i in range(3)], "doc_id string, start bigint, length bigint"
+    )
+    rows = boilerplate_job._top_passages(docs, regions, 5).collect()
+    want = text.encode()[start : start + 20].decode("utf-8", "replace")
+    assert [(r.passage, r.length, r.docs) for r in rows] == [(want, 20, 3)]
+    assert want.startswith("\ufffd")
