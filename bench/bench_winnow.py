@@ -36,6 +36,9 @@ WORK = ROOT / "out" / "bench_winnow"
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--every", type=int, default=1, help="use every N-th real text")
+    p.add_argument(
+        "--query-every", type=int, default=50, help="provenance queries: every N-th document"
+    )
     args = p.parse_args(argv)
     if not SHARED_DATA.is_dir():
         print(f"bench_winnow: skipped: {SHARED_DATA} is absent (the real texts are needed)")
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["kernel_text_batch_mb_s"] = round(mb / kernel, 1)
 
     corpus = write_corpus("winnow_real", docs)
-    queries = write_corpus("winnow_queries", docs[::10])
+    queries = write_corpus("winnow_queries", docs[:: args.query_every])
     common = {"input_format": "jsonl", "id_col": "id", "text_col": "text", "k": K, "w": W}
     spark = start_spark()
     try:
