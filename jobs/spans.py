@@ -57,7 +57,7 @@ class Summary:
     pairs: int = 0  # pairs mode: pairs asked for; provenance: pairs with a span
     pairs_missing_docs: int = 0  # pairs mode: a side is not among the (accepted) documents
     spans: int = 0
-    hot_hashes: int = 0  # provenance: hashes skipped as boilerplate (> max_doc_freq docs)
+    hot_hashes: int = 0  # provenance: hashes skipped (> max_doc_freq occurrences in the corpus)
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -70,7 +70,8 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
         ``winnow.overlaps(text_a, text_b, k, w)`` (``a_start`` = PosA, ``b_start`` = PosB).
         Provenance mode: for every query document, ``winnow.Index.matches(query)`` over an
         index of the corpus (``a`` = the query, ``b`` = the corpus document), except that
-        hashes held by more than ``max_doc_freq`` corpus documents are skipped (counted).
+        hashes occurring more than ``max_doc_freq`` times in the corpus (in one document or
+        many) are skipped and counted.
         Neither applies the kernels' ``MAX_RESULTS`` budget.
     """
     cache = Cache()

@@ -273,7 +273,7 @@ class SpansConfig(WinnowConfig):
 
     pairs: str | None = None  # a dedup output's pairs/ or clusters/ (parquet)
     query: str | None = None  # provenance: query documents, read like ``input``
-    max_doc_freq: int = 100  # provenance: hashes in more corpus documents are skipped
+    max_doc_freq: int = 100  # provenance: hashes occurring more often in the corpus are skipped
     outputs: tuple[str, ...] = ("spans", "pair_summary", "rejects")
 
 

@@ -51,9 +51,12 @@ def doc_freq(fps: DataFrame, group: str | None = None) -> DataFrame:
     return fps.groupBy(*keys).agg(F.countDistinct(DOC_ID).alias("docs"))
 
 
-def hot_hashes(fps: DataFrame, max_doc_freq: int) -> DataFrame:
-    """``hash, docs`` of the hashes held by more than ``max_doc_freq`` documents."""
-    return doc_freq(fps).where(F.col("docs") > max_doc_freq)
+def hot_hashes(fps: DataFrame, max_occurrences: int) -> DataFrame:
+    """``hash, occurrences`` of the hashes that occur more than ``max_occurrences`` times in
+    ``fps`` (counting every position of every document, so a hash repeated within one
+    document counts each time: the matches of one hash are bounded by the square of it)."""
+    counted = fps.groupBy("hash").agg(F.count("*").alias("occurrences"))
+    return counted.where(F.col("occurrences") > max_occurrences)
 
 
 def _islands(partition: list[str], order: str) -> Column:
