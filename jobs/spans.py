@@ -140,13 +140,7 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
         with clock.stage("spans"):
             wanted = known.select(F.col(B).alias("q_id"), F.col(A).alias("d_id"))
             raw = aligned_spans(fps, fps, k, pairs=wanted)
-            spans = raw.select(
-                F.col("d_id").alias("a_id"),
-                F.col("q_id").alias("b_id"),
-                F.col("d_start").alias("a_start"),
-                F.col("q_start").alias("b_start"),
-                "length",
-            )
+            spans = _oriented(raw, a="d", b="q")  # overlaps(a, b) walks b: b is the query
             spans, summary.spans = cache.materialize(spans)
             summary_pairs = known.select(F.col(A).alias("a_id"), F.col(B).alias("b_id"))
     else:
@@ -159,13 +153,7 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
             b_lengths = docs.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
         with clock.stage("spans"):
             raw = aligned_spans(query, corpus, k)
-            spans = raw.select(
-                F.col("q_id").alias("a_id"),
-                F.col("d_id").alias("b_id"),
-                F.col("q_start").alias("a_start"),
-                F.col("d_start").alias("b_start"),
-                "length",
-            )
+            spans = _oriented(raw, a="q", b="d")
             spans, summary.spans = cache.materialize(spans)
             summary_pairs = spans.select("a_id", "b_id").distinct()
             summary.pairs = summary_pairs.count()
@@ -187,6 +175,17 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
         mode=mode,
     )
     return summary
+
+
+def _oriented(raw: DataFrame, *, a: str, b: str) -> DataFrame:
+    """``aligned_spans`` rows (q_*, d_*) as ``a_id, b_id, a_start, b_start, length``."""
+    return raw.select(
+        F.col(f"{a}_id").alias("a_id"),
+        F.col(f"{b}_id").alias("b_id"),
+        F.col(f"{a}_start").alias("a_start"),
+        F.col(f"{b}_start").alias("b_start"),
+        "length",
+    )
 
 
 def _pair_summary(
