@@ -45,3 +45,14 @@ def float_bits(x: float) -> str:
     import struct
 
     return struct.pack(">d", x).hex()
+
+
+def assert_fp_golden(got: list[str], want: Any, where: str) -> None:
+    """A golden fingerprint list, None (Go nil), or a {count, first_10, sha256} summary."""
+    if isinstance(want, dict):
+        digest = hashlib.sha256("".join(x + "\n" for x in got).encode()).hexdigest()
+        assert len(got) == want["count"], where
+        assert got[:10] == want["first_10"], where
+        assert digest == want["sha256_of_pos_colon_hash_lines"], where
+    else:
+        assert got == (want or []), where

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import subprocess
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from semblance_golden import inputs, semblance
+from semblance_golden import assert_fp_golden, inputs, semblance
 
 import neardup_udfs
 from neardup_udfs.cli import main
@@ -237,17 +236,6 @@ def json_lines(out: str) -> list[dict[str, Any]]:
 
 def set_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-
-
-def assert_fp_golden(got: list[str], want: Any, where: str) -> None:
-    """A golden fingerprint list, None (Go nil), or a {count, first_10, sha256} summary."""
-    if isinstance(want, dict):
-        digest = hashlib.sha256("".join(x + "\n" for x in got).encode()).hexdigest()
-        assert len(got) == want["count"], where
-        assert got[:10] == want["first_10"], where
-        assert digest == want["sha256_of_pos_colon_hash_lines"], where
-    else:
-        assert got == (want or []), where
 
 
 @pytest.fixture()

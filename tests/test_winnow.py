@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import hashlib
 from typing import Any
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 import xxhash
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from semblance_golden import inputs, semblance
+from semblance_golden import assert_fp_golden, inputs, semblance
 
 from neardup_udfs.kernels import winnow
 from neardup_udfs.kernels.winnow import (
@@ -162,17 +161,6 @@ class NaiveIndex:
 
 def fp_lines(fps: list[tuple[int, int]]) -> list[str]:
     return [f"{p}:{h:016x}" for p, h in fps]
-
-
-def assert_fp_golden(got: list[str], want: Any, where: str) -> None:
-    """A golden fingerprint list, None (Go nil), or a {count, first_10, sha256} summary."""
-    if isinstance(want, dict):
-        digest = hashlib.sha256("".join(x + "\n" for x in got).encode()).hexdigest()
-        assert len(got) == want["count"], where
-        assert got[:10] == want["first_10"], where
-        assert digest == want["sha256_of_pos_colon_hash_lines"], where
-    else:
-        assert got == (want or []), where
 
 
 @pytest.mark.parametrize(("k", "w"), PARAMS)

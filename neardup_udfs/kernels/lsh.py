@@ -57,6 +57,14 @@ def _positive(name: str, value: int) -> int:
     return v
 
 
+def _open_unit(threshold: float) -> float:
+    """``threshold`` as a float, or ValueError when it is not in (0, 1) (NaN included)."""
+    t = float(threshold)
+    if not 0.0 < t < 1.0:
+        raise ValueError(f"threshold must be in the open interval (0, 1), got {threshold!r}")
+    return t
+
+
 def _as_u64(values: npt.ArrayLike) -> U64:
     """``values`` as a uint64 array.
 
@@ -168,9 +176,7 @@ def params(k: int, threshold: float) -> tuple[int, int]:
         (16, 8)
     """
     n = _positive("k", k)
-    target = float(threshold)
-    if not 0.0 < target < 1.0:
-        raise ValueError(f"threshold must be in the open interval (0, 1), got {threshold!r}")
+    target = _open_unit(threshold)
     best_bands, best_rows = 1, n
     best = math.inf
     for b in range(1, n + 1):
@@ -204,9 +210,7 @@ def recall_params(
         (25, 5)
     """
     n = _positive("k", k)
-    t = float(threshold)
-    if not 0.0 < t < 1.0:
-        raise ValueError(f"threshold must be in the open interval (0, 1), got {threshold!r}")
+    t = _open_unit(threshold)
     if not margin >= 0.0:
         raise ValueError(f"margin must be >= 0, got {margin!r}")
     if not 0.0 < probability < 1.0:
