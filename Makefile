@@ -77,6 +77,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_winnow.py
 	@echo
 	$(BIN)/python bench/bench_dedup.py
+	$(BIN)/python bench/bench_dedup.py --large-only --scale 500000
 
 ## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
 golden:

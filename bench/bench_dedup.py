@@ -7,7 +7,9 @@ Everything runs in this one process with one SparkSession (local[2]):
 
 1. corpora: the real texts of ../shared/data/text (Debian copyright files, fortunes, man
    pages; raw bytes decoded as UTF-8 with replacement) and a scaled corpus of ``--scale``
-   documents, each a real text copied with seeded random edits (see ``mutate``);
+   documents in near-duplicate families: a source text per family (as many random real
+   lines as a random real text has) and 1 + Poisson(1) copies of it with seeded
+   random edits (see ``scaled_corpus``, ``mutate``);
 2. the dedup job with its defaults, MinHash (preset semblance, threshold 0.7 -> recall-first
    banding 25 x 5 of 125 slots, hybrid verification) and SimHash (ditto/2, k=3), on both:
    end-to-end wall time and docs/s;
@@ -85,6 +87,7 @@ SHINGLE_W = 3  # semblance word 3-shingles
 MLLIB_FEATURES = 1 << 30
 MLLIB_SAMPLE = 50_000
 EVAL_SAMPLE = 5_000
+MIN_LINES = 4  # lines of a scaled-corpus family source, at least
 OUTPUTS = ("docs", "clusters", "pairs", "rejects")
 # The reference's own MinHash configuration (the job's default until 2026-11-30): semblance's
 # closest-threshold banding (16 x 8 of 128 slots) and the signature estimate.
@@ -142,7 +145,7 @@ def load_real() -> dict[str, Docs]:
 @dataclass(frozen=True)
 class Scaled:
     docs: Docs
-    source: I64  # index (into the real texts) each document was made from
+    source: I64  # family of each document (its copies share one source text)
     recipe: Counter[str]  # documents per edit kind
 
 
@@ -216,24 +219,55 @@ def mutate(text: str, rng: random.Random, vocab: Sequence[str]) -> tuple[str, li
     return out, kinds or ["nothing drawn (unchanged)"]
 
 
-def scaled_corpus(real: Docs, n: int, seed: int = SEED) -> Scaled:
-    """``n`` documents: document i is ``mutate`` of a uniformly random real text (seeded).
+def family_source(template: str, rng: random.Random, lines: Sequence[str]) -> str:
+    """A new source text with as many lines as ``template`` (a real text) but at least
+    ``MIN_LINES``, each a uniformly random non-blank line of the real texts.
 
-    Ids are ``s0000000``, ``s0000001``, ... in generation order, so every prefix of the corpus
-    is itself a random sample of the same construction.
+    Every line is real text, and frequent lines (licence names, markup) stay frequent, but two
+    sources share only lines drawn by chance, so families stay apart however many there are.
+    The minimum keeps a copy's added header or footer (the same few templates corpus-wide)
+    from making two short documents of different families near duplicates: with one-line
+    sources, such pairs grew with the square of the corpus size.
+    """
+    n = max(MIN_LINES, template.count("\n") + 1)
+    return "\n".join(lines[rng.randrange(len(lines))] for _ in range(n))
+
+
+def family_size(rng: random.Random, cap: int = 12) -> int:
+    """1 + Poisson(1), at most ``cap``: 37 % of families are single documents, mean 2."""
+    k, p, limit = 0, rng.random(), math.exp(-1.0)
+    while p > limit and k < cap - 1:
+        k += 1
+        p *= rng.random()
+    return 1 + k
+
+
+def scaled_corpus(real: Docs, n: int, seed: int = SEED) -> Scaled:
+    """``n`` documents in near-duplicate families (seeded).
+
+    Each family has a source text of its own (``family_source`` shaped like a uniformly
+    random real text) and ``family_size`` documents, each ``mutate`` of the source. Families
+    are written one after another with ids ``s0000000``, ``s0000001``, ..., so every prefix
+    of the corpus is itself a corpus of the same construction, and the number of
+    near-duplicate pairs grows linearly with n (family sizes do not depend on n, as in a
+    crawl that grows).
     """
     rng = random.Random(seed)
     vocab = sorted({w for _, t in real[::7] for w in t.split() if w.isalpha() and len(w) < 20})
+    lines = [line for _, t in real for line in t.split("\n") if line.strip()]
     docs: Docs = []
     source = np.empty(n, dtype=np.int64)
     recipe: Counter[str] = Counter()
     width = max(7, len(str(n)))
-    for i in range(n):
-        s = rng.randrange(len(real))
-        text, kinds = mutate(real[s][1], rng, vocab)
-        docs.append((f"s{i:0{width}d}", text))
-        source[i] = s
-        recipe.update(kinds)
+    family = 0
+    while len(docs) < n:
+        text = family_source(real[rng.randrange(len(real))][1], rng, lines)
+        for _ in range(min(family_size(rng), n - len(docs))):
+            copy, kinds = mutate(text, rng, vocab)
+            source[len(docs)] = family
+            docs.append((f"s{len(docs):0{width}d}", copy))
+            recipe.update(kinds)
+        family += 1
     return Scaled(docs, source, recipe)
 
 
@@ -656,8 +690,8 @@ def make_eval(name: str, docs: Docs) -> EvalSet:
 
 
 def family_sample(scaled: Scaled, limit: int, size: int, seed: int = SEED) -> list[int]:
-    """Positions (< ``limit``) of ``size`` documents: all copies of randomly chosen source
-    texts, so that the sample keeps its near-duplicate families (a uniform sample of a
+    """Positions (< ``limit``) of ``size`` documents: all copies of randomly chosen
+    families, so that the sample keeps its near-duplicate families (a uniform sample of a
     large corpus keeps almost no pairs)."""
     rng = random.Random(seed + 1)
     by_source: dict[int, list[int]] = defaultdict(list)
@@ -1004,7 +1038,7 @@ def build_corpora(args: argparse.Namespace) -> Corpora:
             written[n] = write_corpus(f"prefix_{n}", large.docs[:n])
         return written[n]
 
-    base = args.base or max(1, args.scale // 4)
+    base = args.base or max(1, min(12_500, args.scale // 4))
     prefixes = {n: prefix(n) for n in (base, 2 * base, 4 * base) if n <= large.n}
     distinct = prefixes[base]
     mean = distinct.nbytes / distinct.n
@@ -1220,8 +1254,8 @@ def large_only(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--scale", type=int, default=40_000, help="documents in the scaled corpus")
-    p.add_argument("--base", type=int, help="scaling base size (default: scale / 4)")
+    p.add_argument("--scale", type=int, default=50_000, help="documents in the scaled corpus")
+    p.add_argument("--base", type=int, help="scaling base size (default: min(12,500, scale/4))")
     p.add_argument("--eval-sample", type=int, default=EVAL_SAMPLE)
     p.add_argument("--mllib-sample", type=int, default=MLLIB_SAMPLE)
     p.add_argument("--tables", type=int, help="MLlib numHashTables (default: mllib_tables())")

@@ -104,11 +104,11 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         sketches, _ = _materialize(sketch(leaders, pipeline))
 
     with clock.stage("candidates"):
-        keys = cache.keep(band_keys(sketches, pipeline, config.k))  # read by several actions
-        cands = candidates(keys, config.hot_bucket_size)
+        cands = candidates(band_keys(sketches, pipeline, config.k), config.hot_bucket_size)
+        cache.frames.append(cands.buckets)
         pairs, summary.candidates = _materialize(cands.pairs)
         hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
-        summary.hot_buckets = cands.hot_buckets.count()
+        summary.hot_buckets = len(hot) if len(hot) < 100 else cands.hot_buckets.count()
 
     with clock.stage("verify"):
         verified, summary.verified = _materialize(
@@ -120,6 +120,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
                 threshold=config.jaccard_threshold,
                 verification=config.verification,
                 texts=leaders,
+                keep=cache.keep,
             )
         )
 

@@ -19,6 +19,7 @@ __all__ = ["Candidates", "band_keys", "candidates"]
 class Candidates:
     pairs: DataFrame  # a, b (a < b), distinct
     hot_buckets: DataFrame  # band, key, size: buckets handled as stars
+    buckets: DataFrame  # persisted: band, key, ids (sorted), size; buckets of 2+ members
 
 
 def _to_signed(v: int) -> int:
@@ -62,17 +63,24 @@ def candidates(keys: DataFrame, hot_bucket_size: int) -> Candidates:
         n(n-1)/2 pairs it contributes the n-1 pairs (hub, member), hub = its smallest id,
         so the pair count stays linear. Members that are near each other but not near the hub
         can then only meet through another band (a documented recall trade-off; exact
-        duplicates never reach this stage).
+        duplicates never reach this stage). ``hot_buckets`` is computed from a persisted
+        frame: unpersist ``Candidates.buckets`` when done.
     """
-    sizes = keys.groupBy(BAND, KEY).agg(F.count("*").alias("size"), F.min(DOC_ID).alias("hub"))
-    sized = keys.join(sizes.where(F.col("size") > 1), [BAND, KEY])
-    normal = sized.where(F.col("size") <= hot_bucket_size).select(BAND, KEY, DOC_ID)
-    left = normal.select(BAND, KEY, F.col(DOC_ID).alias(A))
-    right = normal.select(BAND, KEY, F.col(DOC_ID).alias(B))
-    pairs = left.join(right, [BAND, KEY]).where(F.col(A) < F.col(B)).select(A, B)
-    hot = sized.where(F.col("size") > hot_bucket_size)
-    stars = hot.where(F.col(DOC_ID) != F.col("hub")).select(
-        F.col("hub").alias(A), F.col(DOC_ID).alias(B)
+    grouped = keys.groupBy(BAND, KEY).agg(F.array_sort(F.collect_list(DOC_ID)).alias("ids"))
+    buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
+    buckets = buckets.where(F.col("size") > 1).persist()
+    ids, size = F.col("ids"), F.col("size")
+    star = F.transform(F.slice(ids, 2, size - 1), lambda y: F.struct(ids[0].alias(A), y.alias(B)))
+    every = F.flatten(
+        F.transform(
+            ids,
+            lambda x, i: F.transform(
+                F.slice(ids, i + 2, F.greatest(size - i - 1, F.lit(1))),
+                lambda y: F.struct(x.alias(A), y.alias(B)),
+            ),
+        )
     )
-    hot_buckets = hot.select(BAND, KEY, "size").distinct()
-    return Candidates(pairs.unionByName(stars).distinct(), hot_buckets)
+    pair = F.explode(F.when(size > hot_bucket_size, star).otherwise(every)).alias("pair")
+    pairs = buckets.select(pair).select(F.col("pair." + A).alias(A), F.col("pair." + B).alias(B))
+    hot_buckets = buckets.where(size > hot_bucket_size).select(BAND, KEY, "size")
+    return Candidates(pairs.distinct(), hot_buckets, buckets)

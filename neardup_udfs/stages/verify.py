@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -46,6 +47,7 @@ def verify(
     threshold: float,
     verification: str,
     texts: DataFrame | None = None,
+    keep: Callable[[DataFrame], DataFrame] = lambda df: df,
 ) -> DataFrame:
     """Verified edges: ``a, b`` and ``distance`` (SimHash) or ``similarity`` (MinHash).
 
@@ -57,7 +59,8 @@ def verify(
         estimate decides when it is more than :func:`estimate_margin` (4 standard
         deviations) away from the threshold, the exact Jaccard otherwise. Hybrid keeps the
         estimate's similarity for the pairs it decided; a wrong decision needs a 4-sigma
-        estimation error (p < 1e-4 per pair).
+        estimation error (p < 1e-4 per pair). ``keep`` is given the intermediate frames read
+        more than once (the job passes its cache's ``keep``, which persists them).
     """
     if pipeline.kind == "simhash":
         joined = _pair_columns(pairs, sketches, FINGERPRINT)
@@ -73,6 +76,7 @@ def verify(
     )
     if verification == "estimate":
         return estimated.where(F.col(SIMILARITY) >= threshold)
+    estimated = keep(estimated)
     margin = estimate_margin(pipeline.param("k"))
     sure = estimated.where(F.col(SIMILARITY) >= threshold + margin)
     near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
@@ -84,7 +88,10 @@ def _exact(
     pairs: DataFrame, pipeline: Pipeline, threshold: float, texts: DataFrame | None
 ) -> DataFrame:
     assert texts is not None
-    joined = _pair_columns(pairs, texts, TEXT)
+    # only the texts of documents in some pair travel to the join
+    ends = pairs.select(F.col(A).alias(DOC_ID)).union(pairs.select(F.col(B).alias(DOC_ID)))
+    needed = texts.join(ends.distinct(), DOC_ID, "left_semi")
+    joined = _pair_columns(pairs, needed, TEXT)
     score = exact_jaccard_udf(pipeline)(F.col("va"), F.col("vb"))
     scored = joined.select(A, B, score.alias(SIMILARITY))
     return scored.where(F.col(SIMILARITY) >= threshold)
