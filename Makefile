@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: run test test-fast lint bench golden clean fingerprint dedup spans boilerplate
+.PHONY: run test test-fast test-browser lint bench golden clean fingerprint dedup spans boilerplate
 
 INPUT  ?= samples
 OUTPUT ?= out/dedup
@@ -53,11 +53,17 @@ fingerprint: $(STAMP)
 
 ## make test: lint, then every test
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not browser"
 
 ## make test-fast: kernel tests only, no JVM
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not spark"
+	$(BIN)/python -m pytest -q -m "not spark and not browser"
+
+## make test-browser: report.html rendered by headless Chromium (installs Debian's chromium)
+test-browser: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
+	$(BIN)/python -m pytest -q -m browser
+	@echo "screenshot: out/report-screenshot.png"
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(wildcard neardup_udfs jobs tests bench)

@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.config import OUTPUTS, DedupConfig, load_config
 from neardup_udfs.io import read_input
+from neardup_udfs.report_html import write_report_html
 from neardup_udfs.runtime import (
     Cache,
     LostRecords,
@@ -38,6 +39,7 @@ from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.stages.samples import sample_clusters
 from neardup_udfs.stages.select import select_representatives
 from neardup_udfs.stages.verify import verify
 
@@ -85,7 +87,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
     begin_output(config.output)
 
-    with clock.stage("read"):
+    with clock.stage("read") as rows:
         raw, text_col = read_input(
             spark, config.input, config.input_format, config.id_col, config.text_col
         )
@@ -93,24 +95,28 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         good, n_good = _materialize(split.good)
         rejects, summary.rejected = _materialize(split.rejects)
         summary.input = n_good + summary.rejected
+        rows.rows_in, rows.rows_out = summary.input, n_good
 
-    with clock.stage("exact"):
+    with clock.stage("exact") as rows:
         members, _ = _materialize(exact_groups(good, pipeline))
         leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
         leaders = good.join(leader_ids, DOC_ID, "left_semi").select(DOC_ID, TEXT)
         summary.exact_duplicates = n_good - leader_ids.count()
+        rows.rows_in, rows.rows_out = n_good, n_good - summary.exact_duplicates
 
-    with clock.stage("fingerprint"):
-        sketches, _ = _materialize(sketch(leaders, pipeline))
+    with clock.stage("fingerprint") as rows:
+        sketches, n_sketched = _materialize(sketch(leaders, pipeline))
+        rows.rows_in, rows.rows_out = n_good - summary.exact_duplicates, n_sketched
 
-    with clock.stage("candidates"):
+    with clock.stage("candidates") as rows:
         cands = candidates(band_keys(sketches, pipeline, config.k), config.hot_bucket_size)
         cache.frames.append(cands.buckets)
         pairs, summary.candidates = _materialize(cands.pairs)
         hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
         summary.hot_buckets = len(hot) if len(hot) < 100 else cands.hot_buckets.count()
+        rows.rows_in, rows.rows_out = n_sketched, summary.candidates
 
-    with clock.stage("verify"):
+    with clock.stage("verify") as rows:
         verified, summary.verified = _materialize(
             verify(
                 pairs,
@@ -123,13 +129,15 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
                 keep=cache.keep,
             )
         )
+        rows.rows_in, rows.rows_out = summary.candidates, summary.verified
 
-    with clock.stage("components"):
+    with clock.stage("components") as rows:
         edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
         comps = connected_components(edges, max_rounds=config.max_rounds)
         summary.rounds = comps.rounds
+        rows.rows_in = summary.verified
 
-    with clock.stage("select"):
+    with clock.stage("select") as rows:
         order = F.col(config.order_col) if config.order_col else F.lit(None)
         info = good.select(
             DOC_ID, F.octet_length(F.col(TEXT)).alias("__length"), order.alias("__order")
@@ -154,6 +162,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         sizes = clusters.groupBy(CLUSTER_ID).count().groupBy("count").count().collect()
         histogram = {int(r[0]): int(r[1]) for r in sorted(sizes)}
         summary.clusters = sum(n for size, n in histogram.items() if size > 1)
+        rows.rows_in, rows.rows_out = n_clustered, summary.kept
 
     if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
         raise LostRecords(
@@ -163,7 +172,8 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
 
     with clock.stage("write"):
         docs = good.drop(TEXT) if text_col != TEXT else good
-        _write_outputs(config, docs, clusters, verified, rejects)
+        samples = sample_clusters(clusters, good)
+        _write_outputs(config, docs, clusters, verified, rejects, samples)
 
     write_report(
         config.output,
@@ -172,6 +182,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         seconds=summary.seconds,
         pipeline=(pipeline.id, pipeline.version),
         config=config,
+        pages=[write_report_html],
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         hot_buckets=[
             {"band": r["band"], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
@@ -187,6 +198,7 @@ def _write_outputs(
     clusters: DataFrame,
     verified: DataFrame,
     rejects: DataFrame,
+    samples: DataFrame,
 ) -> None:
     reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
     frames = {
@@ -194,6 +206,7 @@ def _write_outputs(
         "clusters": clusters,
         "pairs": verified,
         "rejects": rejects,
+        "samples": samples,
     }
     write_frames(config.output, frames, config.outputs, OUTPUTS)
 

@@ -290,6 +290,18 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from neardup_udfs.report_html import ReportError, write_report_html
+
+    try:
+        path = write_report_html(args.output_dir)
+    except ReportError as e:
+        print(f"neardup: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(path)
+    return EXIT_OK
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"neardup {__version__}")
     for name in preset_names():
@@ -424,6 +436,19 @@ def build_parser() -> argparse.ArgumentParser:
     cs.add_argument("output_dir")
     cs.add_argument("--min", type=int, default=2, help="smallest cluster listed (default 2)")
     cs.set_defaults(func=_cmd_clusters)
+
+    rp = sub.add_parser(
+        "report",
+        help="write report.html (counts, timings, plots, sample clusters) for a dedup output",
+        description=(
+            "Builds a self-contained report.html (no network, no JavaScript) from a dedup job's"
+            " output directory (report.json, clusters/, pairs/ and samples/ when present),"
+            " writes it next to report.json and prints its path. Exit status 2 when the"
+            " directory has no readable report.json."
+        ),
+    )
+    rp.add_argument("output_dir")
+    rp.set_defaults(func=_cmd_report)
 
     ver = sub.add_parser("version", help="package version and registered presets")
     ver.set_defaults(func=_cmd_version)

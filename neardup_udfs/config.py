@@ -31,7 +31,7 @@ DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
-OUTPUTS = ("docs", "clusters", "pairs", "rejects")
+OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples")
 
 
 C = TypeVar("C", bound="InputConfig")
@@ -75,7 +75,7 @@ class DedupConfig(InputConfig):
     verification: str = "hybrid"
     representative: str = "min_id"
     order_col: str | None = None
-    outputs: tuple[str, ...] = ("docs", "clusters", "rejects")
+    outputs: tuple[str, ...] = ("docs", "clusters", "rejects", "samples")
     hot_bucket_size: int = 1000
     max_rounds: int = 50
     chaining_floor: float | None = None

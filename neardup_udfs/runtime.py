@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
@@ -25,6 +25,7 @@ __all__ = [
     "Cache",
     "LostRecords",
     "StageClock",
+    "StageRows",
     "add_input_arguments",
     "begin_output",
     "counts_of",
@@ -37,20 +38,37 @@ C = TypeVar("C")
 S = TypeVar("S")
 
 
+@dataclass
+class StageRows:
+    """Row counts a stage reports for its "done" log line (None = not counted)."""
+
+    rows_in: int | None = None
+    rows_out: int | None = None
+
+
 class StageClock:
-    """Wall time per named stage, logged when each stage starts and ends."""
+    """Wall time per named stage; one log line when each stage starts and one when it ends
+    (with the rows in and out the stage sets on the yielded :class:`StageRows`)."""
 
     def __init__(self, log: logging.Logger) -> None:
         self.log = log
         self.seconds: dict[str, float] = {}
 
     @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
+    def stage(self, name: str) -> Iterator[StageRows]:
         self.log.info("stage %s: start", name)
+        rows = StageRows()
         t = time.perf_counter()
-        yield
+        yield rows
         self.seconds[name] = round(time.perf_counter() - t, 3)
-        self.log.info("stage %s: done in %.1f s", name, self.seconds[name])
+        counted = ""
+        if rows.rows_in is not None or rows.rows_out is not None:
+            counted = f", rows {_count(rows.rows_in)} in, {_count(rows.rows_out)} out"
+        self.log.info("stage %s: done in %.1f s%s", name, self.seconds[name], counted)
+
+
+def _count(n: int | None) -> str:
+    return "-" if n is None else f"{n:,}"
 
 
 class Cache:
@@ -117,11 +135,13 @@ def write_report(
     seconds: Mapping[str, float],
     pipeline: tuple[str, str],
     config: InputConfig,
+    pages: Sequence[Callable[[str], object]] = (),
     **extra: Any,
 ) -> None:
-    """``report.json``, then ``_MANIFEST.json`` (the success marker) with the same content:
-    the counts, seconds per stage, pipeline id and version, the config, the package version,
-    and ``extra`` keys."""
+    """``report.json``, then each of ``pages`` (called with ``output``: e.g. report.html),
+    then ``_MANIFEST.json`` (the success marker) with the same content as report.json: the
+    counts, seconds per stage, pipeline id and version, the config, the package version, and
+    ``extra`` keys."""
     report = {
         "counts": dict(counts),
         "seconds": dict(seconds),
@@ -134,6 +154,8 @@ def write_report(
     with open(os.path.join(output, "report.json"), "w", encoding="utf-8") as fh:
         json.dump(report, fh, indent=2, sort_keys=True)
         fh.write("\n")
+    for page in pages:
+        page(output)
     write_manifest(output, {"job": job, **report})
 
 
@@ -153,7 +175,14 @@ def job_main(
         0 on success; 2 when the config or the input is wrong (one line on stderr).
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    parser.add_argument(
+        "--no-progress-bar",
+        dest="no_progress_bar",
+        action="store_true",
+        help="no Spark console progress bar (for schedulers such as Airflow: logs stay lines)",
+    )
     args = vars(parser.parse_args(argv))
+    quiet = args.pop("no_progress_bar")
     path = args.pop("config")
     try:
         config = load(path, **args)
@@ -161,7 +190,10 @@ def job_main(
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = SparkSession.builder.appName(f"neardup-{prog.removesuffix('.py')}").getOrCreate()
+    builder = SparkSession.builder.appName(f"neardup-{prog.removesuffix('.py')}")
+    if quiet:
+        builder = builder.config("spark.ui.showConsoleProgress", "false")
+    spark = builder.getOrCreate()
     try:
         summary = run(spark, config)
     except InputError as e:

@@ -218,7 +218,7 @@ def _run(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  #
         input_format="jsonl",
         id_col="url",
         text_col="body",
-        outputs=("docs", "clusters", "pairs", "rejects"),
+        outputs=("docs", "clusters", "pairs", "rejects", "samples"),
         **overrides,
     )
     summary = dedup_job.run(spark, cfg)
@@ -280,6 +280,54 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
         "semblance/1;bands=25,k=125,rows=5"
     )
     assert (out / "_MANIFEST.json").exists()
+
+
+def test_samples_and_report_html(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
+    _, out, s = minhash_run
+    texts = dict(corpus.docs)
+    clusters = spark.read.parquet(str(out / "clusters"))
+    sizes = {r[0]: r[1] for r in clusters.groupBy("cluster_id").count().collect()}
+    samples = spark.read.parquet(str(out / "samples")).collect()
+    shown = {r.cluster_id for r in samples}
+    assert 0 < len(shown) <= 10 and all(sizes[c] > 1 for c in shown)
+    assert max(sizes[c] for c in shown) == max(sizes.values())  # the largest come first
+    for c in shown:  # every member of a shown cluster, with its own text, one representative
+        rows = [r for r in samples if r.cluster_id == c]
+        assert len(rows) == sizes[c] and sum(r.is_representative for r in rows) == 1
+        assert all(r.text == texts[r.doc_id] and not r.truncated for r in rows)
+    page = (out / "report.html").read_text()
+    assert f'id="count-input" class="num" data-value="{s.input}"' in page
+    assert "<mark>" in page
+
+
+def test_sample_clusters_truncates_and_is_deterministic(spark) -> None:  # type: ignore[no-untyped-def]
+    from neardup_udfs.stages.samples import sample_clusters
+
+    rows = [(f"d{i}", f"c{i // 3}", i % 3 == 0, 1.0) for i in range(30)] + [
+        ("solo", "solo", True, 1.0)
+    ]
+    clusters = spark.createDataFrame(
+        rows, "doc_id string, cluster_id string, is_representative boolean, similarity double"
+    )
+    texts = spark.createDataFrame(
+        [(r[0], "x" * (5 + int(r[0][1:] or 0) if r[0] != "solo" else 1)) for r in rows],
+        "doc_id string, text string",
+    )
+    got = sample_clusters(clusters, texts, largest=2, sample=3, max_chars=10).collect()
+    again = sample_clusters(
+        clusters.repartition(7), texts.repartition(3), largest=2, sample=3, max_chars=10
+    ).collect()
+    assert got == again
+    shown = sorted({r.cluster_id for r in got})
+    assert len(shown) == 5 and "solo" not in shown and {"c0", "c1"} <= set(shown)
+    for r in got:
+        full = 5 + int(r.doc_id[1:])
+        assert r.text == "x" * min(full, 10) and r.truncated == (full > 10)
+    binary = texts.select("doc_id", F.col("text").cast("binary").alias("text"))  # text input
+    decoded = sample_clusters(clusters, binary, largest=2, sample=3, max_chars=10).collect()
+    assert [(r.doc_id, r.text, r.truncated) for r in decoded] == [
+        (r.doc_id, r.text, r.truncated) for r in got
+    ]
 
 
 def _naive_minhash_clusters(

@@ -1,0 +1,955 @@
+"""``report.html``: a self-contained, readable page about one dedup job's output directory.
+
+The page is built from the files of the output directory only (pyarrow, no Spark): the
+counts, per-stage timings, plots (cluster sizes, verified-pair similarity or Hamming
+distance, stage timings) embedded as base64 PNG data URIs, side-by-side views of sample
+clusters with the passages members share with their representative marked, the hot LSH
+buckets, and the exact job config with the preset versions. It loads nothing from the
+network and needs no JavaScript. Every document text, id and config value is HTML-escaped.
+
+Inputs (all written by ``jobs/dedup.py``; only ``report.json`` is required):
+
+- ``report.json``: ``counts``, ``seconds``, ``pipeline``, ``config``,
+  ``cluster_size_histogram``, ``hot_buckets``, ``neardup_version``.
+- ``clusters/``: parquet ``doc_id``, ``cluster_id``, ``is_representative`` and either
+  ``similarity`` (double, MinHash) or ``distance`` (int, SimHash).
+- ``pairs/`` (optional): parquet ``a``, ``b`` and ``similarity`` or ``distance``.
+- ``samples/`` (optional): the member texts of the clusters shown side by side.
+
+``samples/`` schema (a parquet dataset, one row per shown document):
+
+====================  ================  ==================================================
+column                type              meaning
+====================  ================  ==================================================
+``cluster_id``        string, not null  the cluster (= its representative's ``doc_id``)
+``doc_id``            string, not null  the document
+``is_representative`` bool, not null    True for the cluster's representative (one a cluster)
+``similarity``        double, nullable  MinHash runs: Jaccard to the representative
+``distance``          int, nullable     SimHash runs: Hamming distance to the representative
+``text``              string, nullable  the document text, possibly truncated by the job
+``truncated``         bool, nullable    True when the job cut ``text`` short
+====================  ================  ==================================================
+
+Exactly one of ``similarity`` / ``distance`` is present, as in ``clusters/``. The job picks
+the clusters (``neardup_udfs.stages.samples.sample_clusters``: the largest, then a
+reproducible sample) and writes every member of each; the report shows at most
+:data:`MEMBERS_SHOWN` members a cluster, least similar first, and counts the rest.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+from neardup_udfs.kernels import winnow
+from neardup_udfs.presets import get_preset, preset_names
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "MEMBERS_SHOWN",
+    "ReportError",
+    "build_report",
+    "write_report_html",
+]
+
+REPORT_JSON = "report.json"
+REPORT_HTML = "report.html"
+DEFAULT_THRESHOLD = 0.7
+"""The MinHash Jaccard threshold a job uses when its config says ``"threshold": null``."""
+MEMBERS_SHOWN = 4
+"""Members shown per side-by-side cluster (besides the representative)."""
+TEXT_LIMIT = 4000
+"""Characters of a document shown; the rest is replaced by a "… (N more characters)" note."""
+WINNOW_K = 16
+WINNOW_W = 16
+HOT_BUCKETS_SHOWN = 20
+STAGES = ("read", "exact", "fingerprint", "candidates", "verify", "components", "select", "write")
+SIMILARITY_STEPS = 10_000
+"""Similarities are counted rounded to 1/10,000 (fine enough to keep MinHash's 1/k steps)."""
+DISCRETE_VALUES = 100
+"""At most this many distinct similarity values are plotted one bar each (no binning)."""
+SIMILARITY_BINS = 40
+FILL, EDGE = "#73d216", "#4e9a06"
+
+F64 = npt.NDArray[np.float64]
+Ranges = list[tuple[int, int]]
+Segments = list[tuple[str, bool]]
+
+
+class ReportError(ValueError):
+    """The output directory cannot be reported on; the message names the directory or file."""
+
+
+# --- reading the output directory -----------------------------------------------------------------
+
+
+def _load_report(directory: Path) -> dict[str, Any]:
+    """report.json as a dict; ReportError naming the directory when missing or unreadable."""
+    path = directory / REPORT_JSON
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReportError(
+            f"{str(directory)!r} has no {REPORT_JSON} (not a dedup output?)"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReportError(f"cannot read {REPORT_JSON} in {str(directory)!r}: {e}") from e
+    if not isinstance(data, dict):
+        raise ReportError(f"{REPORT_JSON} in {str(directory)!r} is not a JSON object")
+    return data
+
+
+def _dataset(path: Path) -> ds.Dataset | None:
+    """The parquet dataset at ``path`` (None when absent); ReportError when unreadable."""
+    if not path.exists():
+        return None
+    try:
+        return ds.dataset(path, format="parquet")
+    except (OSError, pa.ArrowException) as e:
+        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+
+
+def _read(dataset: ds.Dataset, columns: Sequence[str], path: Path) -> pa.Table:
+    """The given columns of ``dataset``; ReportError naming ``path`` on failure."""
+    try:
+        return dataset.to_table(columns=list(columns))
+    except (OSError, pa.ArrowException) as e:
+        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+
+
+def _score_column(dataset: ds.Dataset) -> str | None:
+    """``similarity`` or ``distance``, whichever the dataset has (None if neither)."""
+    names = dataset.schema.names
+    for name in ("similarity", "distance"):
+        if name in names:
+            return name
+    return None
+
+
+@dataclass
+class Scores:
+    """A streamed summary of a similarity or distance column (no values kept in memory).
+
+    ``counts[i]`` counts the values that round to ``i``: for ``similarity``, to
+    ``i / SIMILARITY_STEPS`` (values outside [0, 1] are clipped); for ``distance``, to the
+    integer distance ``i`` (negative values count as 0).
+    """
+
+    metric: str
+    source: str
+    count: int = 0
+    low: float = math.inf
+    high: float = -math.inf
+    total: float = 0.0
+    counts: npt.NDArray[np.int64] | None = None
+
+    def add(self, values: F64) -> None:
+        """Fold a batch of finite values into the summary."""
+        if len(values) == 0:
+            return
+        self.count += len(values)
+        self.low = min(self.low, float(values.min()))
+        self.high = max(self.high, float(values.max()))
+        self.total += float(values.sum())
+        if self.metric == "distance":
+            bins = np.bincount(np.clip(np.rint(values), 0, None).astype(np.int64))
+        else:
+            steps = np.clip(np.rint(values * SIMILARITY_STEPS), 0, SIMILARITY_STEPS)
+            bins = np.bincount(steps.astype(np.int64), minlength=SIMILARITY_STEPS + 1)
+        old = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
+        size = max(len(old), len(bins))
+        self.counts = np.pad(old, (0, size - len(old))) + np.pad(bins, (0, size - len(bins)))
+
+
+def _finite(column: pa.Array | pa.ChunkedArray) -> F64:
+    """The non-null values of a numeric column as float64, NaNs and infinities dropped."""
+    values = np.asarray(column.drop_null().to_numpy(), dtype=np.float64)
+    return values[np.isfinite(values)]
+
+
+def _scan_scores(
+    path: Path, source: str, members_only: bool, metric_hint: str
+) -> tuple[str, Scores | None]:
+    """(metric, summary) of the score column of the dataset at ``path``, one batch at a time.
+
+    ``members_only`` skips representatives (clusters/). The summary is None when the dataset
+    is absent, has no score column or holds no finite score; the metric is then the hint.
+    """
+    dataset = _dataset(path)
+    metric = _score_column(dataset) if dataset is not None else None
+    if dataset is None or metric is None:
+        return metric_hint, None
+    scores = Scores(metric, source)
+    where = ~ds.field("is_representative") if members_only else None
+    try:
+        for batch in dataset.to_batches(columns=[metric], filter=where):
+            scores.add(_finite(batch.column(0)))
+    except (OSError, pa.ArrowException) as e:
+        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+    return metric, scores if scores.count else None
+
+
+def _read_scores(directory: Path, config: Mapping[str, Any]) -> tuple[str, Scores | None]:
+    """Scores of the verified pairs (pairs/), else of the cluster members (clusters/)."""
+    metric, scores = _scan_scores(
+        directory / "pairs", "verified pairs (pairs/)", False, _default_metric(config)
+    )
+    if scores is not None:
+        return metric, scores
+    source = "cluster members vs. their representative (clusters/)"
+    return _scan_scores(directory / "clusters", source, True, metric)
+
+
+def _cluster_sizes(directory: Path, ids: Sequence[str]) -> dict[str, int]:
+    """Number of documents of each of the clusters ``ids`` according to clusters/."""
+    path = directory / "clusters"
+    dataset = _dataset(path)
+    if dataset is None or not ids:
+        return {}
+    try:
+        table = dataset.to_table(
+            columns=["cluster_id"], filter=ds.field("cluster_id").isin(list(ids))
+        )
+    except (OSError, pa.ArrowException) as e:
+        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+    counts = table.group_by("cluster_id").aggregate([("cluster_id", "count")])
+    return dict(
+        zip(
+            counts.column("cluster_id").to_pylist(),
+            counts.column("cluster_id_count").to_pylist(),
+            strict=True,
+        )
+    )
+
+
+@dataclass
+class Doc:
+    """One document of ``samples/``."""
+
+    doc_id: str
+    text: str
+    score: float | None
+    truncated: bool
+
+
+@dataclass
+class Sample:
+    """One cluster of ``samples/``: its representative (if present) and members."""
+
+    cluster_id: str
+    representative: Doc | None
+    members: list[Doc]
+
+
+_SAMPLE_COLUMNS = ("cluster_id", "doc_id", "is_representative", "text")
+
+
+def _read_samples(directory: Path) -> tuple[str | None, list[Sample]] | None:
+    """(metric, clusters) from ``samples/``; None when the job wrote no samples."""
+    path = directory / "samples"
+    dataset = _dataset(path)
+    if dataset is None:
+        return None
+    names = dataset.schema.names
+    missing = [c for c in _SAMPLE_COLUMNS if c not in names]
+    if missing:
+        raise ReportError(f"samples {str(path)!r} lacks column(s) {', '.join(missing)}")
+    metric = _score_column(dataset)
+    extra = [c for c in (metric, "truncated") if c is not None and c in names]
+    rows = _read(dataset, [*_SAMPLE_COLUMNS, *extra], path).to_pylist()
+    groups: dict[str, Sample] = {}
+    for row in rows:
+        cid = str(row["cluster_id"])
+        sample = groups.setdefault(cid, Sample(cid, None, []))
+        score = row.get(metric) if metric else None
+        doc = Doc(
+            str(row["doc_id"]),
+            row["text"] or "",
+            None if score is None else float(score),
+            bool(row.get("truncated")),
+        )
+        if row["is_representative"] and sample.representative is None:
+            sample.representative = doc
+        else:
+            sample.members.append(doc)
+    return metric, list(groups.values())
+
+
+# --- small formatting helpers ---------------------------------------------------------------------
+
+
+def _esc(value: object) -> str:
+    """``str(value)`` HTML-escaped, quotes included (safe in text and attribute values)."""
+    return html.escape(str(value), quote=True)
+
+
+def _int(value: object) -> int | None:
+    """An int count, or None when the value is missing or not an integer."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    return int(value)
+
+
+def _fmt_int(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def _fmt_pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.2f} %" if whole > 0 else "—"
+
+
+def _threshold(config: Mapping[str, Any], metric: str) -> float:
+    """The threshold marked on the score plot: k (simhash) or the Jaccard threshold."""
+    if metric == "distance":
+        k = config.get("k")
+        return float(k) if isinstance(k, int | float) else 0.0
+    t = config.get("threshold")
+    return float(t) if isinstance(t, int | float) else DEFAULT_THRESHOLD
+
+
+# --- plots ----------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _figure(width: float, height: float) -> Iterator[tuple[Figure, Axes]]:
+    """A new pyplot figure on the Agg backend, closed on exit."""
+    import matplotlib
+
+    if "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")  # before pyplot's first import: never opens a window
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(width, height), dpi=100, layout="constrained")
+    try:
+        yield fig, ax
+    finally:
+        plt.close(fig)
+
+
+def _png_uri(fig: Figure) -> str:
+    """The figure as a ``data:image/png;base64,...`` URI."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _img(plot_id: str, uri: str, alt: str, metric: str = "") -> str:
+    extra = f' data-metric="{_esc(metric)}"' if metric else ""
+    return f'<img id="{_esc(plot_id)}" class="plot"{extra} src="{uri}" alt="{_esc(alt)}">'
+
+
+def _plot_cluster_sizes(histogram: Mapping[int, int]) -> str:
+    """Log-log plot of the number of clusters of each size (a data URI)."""
+    sizes = sorted(histogram)
+    with _figure(7, 3.6) as (fig, ax):
+        ax.plot(sizes, [histogram[s] for s in sizes], "o", color="#3465a4", markersize=5)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("cluster size (documents)")
+        ax.set_ylabel("number of clusters")
+        ax.set_title("Cluster size distribution")
+        ax.grid(True, which="major", alpha=0.3)
+        return _png_uri(fig)
+
+
+def _draw_distances(ax: Axes, counts: npt.NDArray[np.int64], k: float) -> float:
+    """One bar per integer distance, up to k + 1 at least; returns where the k line goes."""
+    from matplotlib.ticker import MaxNLocator
+
+    top = int(max(len(counts) - 1, k + 1))
+    counts = np.pad(counts, (0, top + 1 - len(counts)))
+    ax.bar(np.arange(top + 1), counts, width=0.9, color=FILL, edgecolor=EDGE)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("Hamming distance (bits)")
+    return k + 0.5
+
+
+def _draw_similarities(ax: Axes, scores: Scores, threshold: float) -> None:
+    """Similarities as one bar per distinct value when they are few (MinHash estimates are
+    multiples of 1/k, which fixed-width bins would alias), else as a 40-bin histogram."""
+    counts = scores.counts if scores.counts is not None else np.zeros(1, dtype=np.int64)
+    occupied = np.flatnonzero(counts)
+    values = occupied / SIMILARITY_STEPS
+    lo = max(min(scores.low, threshold, 0.99), 0.0)
+    if len(occupied) <= DISCRETE_VALUES:
+        gap = float(np.diff(values).min()) if len(values) > 1 else 0.01
+        ax.bar(values, counts[occupied], width=min(0.8 * gap, 0.02), color=FILL, edgecolor=EDGE)
+    else:
+        edges = np.linspace(math.floor(lo * 100) / 100, 1.0, SIMILARITY_BINS + 1)
+        ax.hist(values, bins=edges.tolist(), weights=counts[occupied], color=FILL, edgecolor=EDGE)
+    ax.set_xlim(lo - 0.03 * (1.0 - lo) - 0.005, 1.01)
+    ax.set_xlabel("Jaccard similarity (MinHash estimate)")
+
+
+def _plot_scores(scores: Scores, threshold: float) -> str:
+    """Histogram of pair similarity (or Hamming distance) with the threshold line."""
+    with _figure(7, 3.6) as (fig, ax):
+        if scores.metric == "distance":
+            counts = scores.counts if scores.counts is not None else np.zeros(0, dtype=np.int64)
+            line = _draw_distances(ax, counts, threshold)
+            label = f"k = {threshold:g} (distance ≤ k is a duplicate)"
+        else:
+            _draw_similarities(ax, scores, threshold)
+            line, label = threshold, f"threshold = {threshold:g}"
+        ax.axvline(line, color="#cc0000", linestyle="--", linewidth=1.5, label=label)
+        ax.set_ylabel("pairs")
+        ax.set_title(f"Verified {scores.metric} ({scores.count:,} values)")
+        ax.legend(loc="best")
+        return _png_uri(fig)
+
+
+def _plot_timings(stages: Sequence[tuple[str, float]]) -> str:
+    """Horizontal bar chart of the wall seconds of each stage, first stage on top."""
+    with _figure(7, 0.4 * len(stages) + 1.2) as (fig, ax):
+        names = [s for s, _ in stages]
+        ax.barh(names, [t for _, t in stages], color="#75507b")
+        ax.invert_yaxis()
+        ax.set_xlabel("wall seconds")
+        ax.set_title("Stage timings")
+        ax.grid(True, axis="x", alpha=0.3)
+        return _png_uri(fig)
+
+
+# --- shared passages ------------------------------------------------------------------------------
+
+
+def _snap(data: bytes, lo: int, hi: int) -> tuple[int, int]:
+    """Byte range [lo, hi) clipped to ``data`` and widened to whole UTF-8 characters."""
+    n = len(data)
+    lo, hi = min(max(lo, 0), n), min(max(hi, 0), n)
+    while 0 < lo < n and data[lo] & 0xC0 == 0x80:
+        lo -= 1
+    while hi < n and data[hi] & 0xC0 == 0x80:
+        hi += 1
+    return lo, hi
+
+
+def _merge(ranges: Iterable[tuple[int, int]]) -> Ranges:
+    """Sorted, non-overlapping, non-adjacent ranges covering the non-empty input ranges."""
+    out: Ranges = []
+    for lo, hi in sorted(ranges):
+        if lo >= hi:
+            continue
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _shared_ranges(rep: bytes, member: bytes) -> tuple[Ranges, Ranges]:
+    """Byte ranges (in rep, in member) of the passages they share, character-aligned."""
+    spans = winnow.overlaps(rep, member, WINNOW_K, WINNOW_W)
+    in_rep = [_snap(rep, s.pos_a, s.pos_a + s.length) for s in spans]
+    in_member = [_snap(member, s.pos_b, s.pos_b + s.length) for s in spans]
+    return _merge(in_rep), _merge(in_member)
+
+
+def _segments(data: bytes, ranges: Ranges) -> Segments:
+    """``data`` decoded as (text, marked) pieces; ``ranges`` must be merged and aligned."""
+    out: Segments = []
+    at = 0
+    for lo, hi in ranges:
+        if lo > at:
+            out.append((data[at:lo].decode("utf-8", errors="replace"), False))
+        out.append((data[lo:hi].decode("utf-8", errors="replace"), True))
+        at = hi
+    if at < len(data):
+        out.append((data[at:].decode("utf-8", errors="replace"), False))
+    return out
+
+
+def _cut_point(text: str, limit: int) -> int:
+    """Where to cut ``text`` to at most ``limit`` characters: at a space near the limit if any."""
+    space = max(text.rfind(" ", limit - limit // 10, limit), text.rfind("\n", 0, limit))
+    return space + 1 if space >= limit - limit // 10 else limit
+
+
+def _truncate(segments: Segments, limit: int) -> tuple[Segments, int]:
+    """The first characters of ``segments`` (at most ``limit``) and how many were left out."""
+    total = sum(len(s) for s, _ in segments)
+    if total <= limit:
+        return segments, 0
+    cut = _cut_point("".join(s for s, _ in segments), limit)
+    out: Segments = []
+    left = cut
+    for text, marked in segments:
+        if left <= 0:
+            break
+        out.append((text[:left], marked))
+        left -= len(text)
+    return out, total - cut
+
+
+def _encode(text: str) -> bytes:
+    """Text as the winnowing kernel sees it (UTF-8, lone surrogates as their 3-byte form)."""
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+# --- HTML sections --------------------------------------------------------------------------------
+
+
+def _row(label: str, key: str, shown: str, value: object, note: str = "") -> str:
+    """One summary row; the value cell has ``id="count-KEY"`` and the raw value in data-value."""
+    return (
+        f'<tr><th scope="row">{_esc(label)}</th><td id="count-{key}" class="num"'
+        f' data-value="{_esc(value)}">{_esc(shown)}</td><td class="note">{_esc(note)}</td></tr>'
+    )
+
+
+_COUNT_ROWS = (
+    ("Input documents", "input", ""),
+    ("Rejected", "rejected", "unreadable or invalid input"),
+    ("Exact duplicates", "exact-duplicates", "removed before fingerprinting"),
+    ("Near duplicates removed", "near-duplicates", "removed − exact duplicates"),
+    ("Removed in total", "removed", ""),
+    ("Kept", "kept", ""),
+    ("Candidate pairs", "candidates", "pairs sharing an LSH bucket"),
+    ("Verified pairs", "verified", "candidates confirmed similar"),
+    ("Clusters (2+ members)", "clusters", ""),
+    ("Chained members", "chained", "joined a cluster only through another member"),
+    ("Component rounds", "rounds", "connected-components iterations"),
+)
+
+
+def _counts(report: Mapping[str, Any]) -> dict[str, int | None]:
+    """The counts by row key (``exact-duplicates``...), with the derived near duplicates."""
+    raw = report.get("counts")
+    c = raw if isinstance(raw, dict) else {}
+    n = {key.replace("_", "-"): _int(value) for key, value in c.items()}
+    removed = n.get("removed")
+    n["near-duplicates"] = (
+        None if removed is None else max(removed - (n.get("exact-duplicates") or 0), 0)
+    )
+    return n
+
+
+def _summary(report: Mapping[str, Any]) -> str:
+    """Section 1: the counts, pipeline and versions."""
+    n = _counts(report)
+    rows = [
+        _row(label, key, _fmt_int(n.get(key)), n.get(key), note) for label, key, note in _COUNT_ROWS
+    ]
+    removed, inp = n.get("removed"), n.get("input")
+    if removed is not None and inp:
+        fraction = _row(
+            "Fraction removed",
+            "fraction-removed",
+            _fmt_pct(removed, inp),
+            f"{removed / inp:.6f}",
+            "removed / input",
+        )
+    else:
+        fraction = _row("Fraction removed", "fraction-removed", "—", "", "removed / input")
+    rows.insert(6, fraction)
+    pipeline = report.get("pipeline")
+    p = pipeline if isinstance(pipeline, dict) else {}
+    facts = [
+        ("Pipeline", "pipeline-id", p.get("id", "—")),
+        ("Pipeline version", "pipeline-version", p.get("version", "—")),
+        ("neardup version", "neardup-version", report.get("neardup_version", "—")),
+    ]
+    dl = "".join(
+        f'<dt>{_esc(label)}</dt><dd><code id="{i}">{_esc(value)}</code></dd>'
+        for label, i, value in facts
+    )
+    table = '<table class="counts"><tbody>' + "".join(rows) + "</tbody></table>"
+    return _section("summary", "Summary", f'<dl class="facts">{dl}</dl>{table}')
+
+
+def _stages(seconds: object) -> list[tuple[str, float]]:
+    """(stage, seconds) in pipeline order, unknown stages after, non-numbers dropped."""
+    if not isinstance(seconds, dict):
+        return []
+    known = [s for s in STAGES if s in seconds] + sorted(s for s in seconds if s not in STAGES)
+    out = []
+    for stage in known:
+        value = seconds[stage]
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            out.append((str(stage), float(value)))
+    return out
+
+
+def _timings(stages: Sequence[tuple[str, float]]) -> str:
+    """Section 2: per-stage seconds and share of the total, with the bar chart."""
+    if not stages:
+        return _section("timings", "Stage timings", '<p class="empty">No timings recorded.</p>')
+    total = sum(t for _, t in stages)
+    rows = "".join(
+        f'<tr><th scope="row">{_esc(s)}</th><td class="num" id="seconds-{_esc(s)}">{t:,.3f}</td>'
+        f'<td class="num">{_fmt_pct(t, total)}</td></tr>'
+        for s, t in stages
+    )
+    table = (
+        '<table class="timings"><thead><tr><th>Stage</th><th>Seconds</th><th>Share</th></tr>'
+        f'</thead><tbody>{rows}</tbody><tfoot><tr><th scope="row">Total</th>'
+        f'<td class="num" id="seconds-total">{total:,.3f}</td><td class="num">100 %</td></tr>'
+        "</tfoot></table>"
+    )
+    plot = _img(
+        "plot-timings",
+        _plot_timings(stages),
+        "Horizontal bar chart of the wall seconds spent in each pipeline stage",
+    )
+    return _section("timings", "Stage timings", f'<div class="pair">{table}{plot}</div>')
+
+
+def _histogram(report: Mapping[str, Any]) -> dict[int, int]:
+    """cluster_size_histogram with int sizes and counts (malformed entries dropped)."""
+    raw = report.get("cluster_size_histogram")
+    out: dict[int, int] = {}
+    for size, count in raw.items() if isinstance(raw, dict) else ():
+        s, c = _int(int(size)) if str(size).isdecimal() else None, _int(count)
+        if s is not None and c is not None and s > 0 and c > 0:
+            out[s] = c
+    return out
+
+
+def _size_plot(histogram: Mapping[int, int]) -> str:
+    if not histogram:
+        return '<p class="empty" id="no-cluster-sizes">No cluster size histogram recorded.</p>'
+    uri = _plot_cluster_sizes(histogram)
+    alt = "Cluster size distribution on log-log axes: number of clusters of each size"
+    return _img("plot-cluster-sizes", uri, alt)
+
+
+def _score_plot(config: Mapping[str, Any], metric: str, scores: Scores | None) -> str:
+    """The similarity/distance histogram, or a sentence saying there is no data."""
+    if scores is None:
+        word = "distance" if metric == "distance" else "similarity"
+        return (
+            f'<p class="empty" id="no-score-data">No {word} data: the run has no verified pairs'
+            " and no cluster member besides the representatives.</p>"
+        )
+    threshold = _threshold(config, scores.metric)
+    alt = (
+        f"Histogram of Hamming distance, k = {threshold:g} marked"
+        if scores.metric == "distance"
+        else f"Histogram of Jaccard similarity, threshold {threshold:g} marked"
+    )
+    stats = (
+        f'<p class="caption">{scores.count:,} values from {_esc(scores.source)}; min'
+        f" {scores.low:.4g}, mean {scores.total / scores.count:.4g}, max {scores.high:.4g}.</p>"
+    )
+    uri = _plot_scores(scores, threshold)
+    return f"<figure>{_img('plot-scores', uri, alt, scores.metric)}{stats}</figure>"
+
+
+def _config_of(report: Mapping[str, Any]) -> dict[str, Any]:
+    config = report.get("config")
+    return config if isinstance(config, dict) else {}
+
+
+def _default_metric(config: Mapping[str, Any]) -> str:
+    return "distance" if config.get("method") == "simhash" else "similarity"
+
+
+def _plots(report: Mapping[str, Any], metric: str, scores: Scores | None) -> str:
+    """Section 3: cluster sizes and score distribution."""
+    body = (
+        f'<div class="plots"><figure>{_size_plot(_histogram(report))}</figure>'
+        f"{_score_plot(_config_of(report), metric, scores)}</div>"
+    )
+    return _section("plots", "Distributions", body)
+
+
+def _doc_text(segments: Segments, truncated: bool) -> str:
+    """A document's text block: escaped, marks for shared passages, truncation notes."""
+    shown, hidden = _truncate(segments, TEXT_LIMIT)
+    body = "".join(f"<mark>{_esc(text)}</mark>" if marked else _esc(text) for text, marked in shown)
+    if hidden:
+        body += f'<span class="more">… ({hidden:,} more characters)</span>'
+    if truncated:
+        body += '<span class="more">[text truncated by the job]</span>'
+    return f'<div class="doc-text">{body}</div>'
+
+
+def _score_label(metric: str | None, score: float | None) -> str:
+    if score is None or metric is None:
+        return ""
+    if metric == "distance":
+        return f"Hamming distance {score:g}"
+    return f"Jaccard {score:.3f}"
+
+
+def _member(doc: Doc, metric: str | None, rep_bytes: bytes | None) -> tuple[str, Ranges]:
+    """A member's article, and the rep's byte ranges it shares (for marking the rep)."""
+    data = _encode(doc.text)
+    in_rep, in_member = _shared_ranges(rep_bytes, data) if rep_bytes else ([], [])
+    segments = _segments(data, in_member)
+    marked = sum(len(t) for t, m in segments if m)
+    total = sum(len(t) for t, _ in segments)
+    share = f"shares {marked:,} of {total:,} characters ({_fmt_pct(marked, total)})"
+    label = " · ".join(x for x in (_score_label(metric, doc.score), share) if x)
+    article = (
+        f'<article class="doc member" data-doc-id="{_esc(doc.doc_id)}"><header>'
+        f'<code class="doc-id">{_esc(doc.doc_id)}</code> <span class="meta">{_esc(label)}'
+        f"</span></header>{_doc_text(segments, doc.truncated)}</article>"
+    )
+    return article, in_rep
+
+
+def _member_order(metric: str | None) -> Callable[[Doc], tuple[bool, float, str]]:
+    """Sort key for members: the least similar first (the ones worth checking), then id."""
+
+    def key(doc: Doc) -> tuple[bool, float, str]:
+        if doc.score is None:
+            return True, 0.0, doc.doc_id
+        return False, (-doc.score if metric == "distance" else doc.score), doc.doc_id
+
+    return key
+
+
+def _cluster_view(sample: Sample, size: int, metric: str | None, index: int) -> str:
+    """One side-by-side cluster: the representative left, up to MEMBERS_SHOWN members right."""
+    rep = sample.representative
+    rep_bytes = _encode(rep.text) if rep is not None else None
+    members = sorted(sample.members, key=_member_order(metric))[:MEMBERS_SHOWN]
+    articles, rep_ranges = [], []
+    for doc in members:
+        article, ranges = _member(doc, metric, rep_bytes)
+        articles.append(article)
+        rep_ranges.extend(ranges)
+    more = max(size - 1 - len(members), 0)
+    if more:
+        articles.append(f'<p class="more-members">… and {more:,} more member(s) not shown.</p>')
+    if rep is None or rep_bytes is None:
+        left = '<p class="empty">The representative\'s text is not in samples/.</p>'
+    else:
+        left = (
+            f'<article class="doc representative" data-doc-id="{_esc(rep.doc_id)}"><header>'
+            f'<code class="doc-id">{_esc(rep.doc_id)}</code> <span class="meta">representative'
+            f" (kept)</span></header>"
+            f"{_doc_text(_segments(rep_bytes, _merge(rep_ranges)), rep.truncated)}</article>"
+        )
+    return (
+        f'<section class="cluster" id="cluster-{index}"'
+        f' data-cluster-id="{_esc(sample.cluster_id)}">'
+        f'<h3>Cluster <code>{_esc(sample.cluster_id)}</code> <span class="meta">{size:,}'
+        f' documents</span></h3><div class="side-by-side"><div class="rep-col">{left}</div>'
+        f'<div class="member-col">{"".join(articles)}</div></div></section>'
+    )
+
+
+def _side_by_side(directory: Path, samples: tuple[str | None, list[Sample]] | None) -> str:
+    """Section 4: sample clusters side by side (or why there are none)."""
+    title = "Clusters side by side"
+    if samples is None:
+        note = (
+            '<p class="empty" id="no-samples">Side-by-side views need the job\'s samples output'
+            " (a samples/ directory in the output); this run has none.</p>"
+        )
+        return _section("clusters", title, note)
+    metric, groups = samples
+    sizes = _cluster_sizes(directory, [s.cluster_id for s in groups])
+
+    def size(s: Sample) -> int:
+        return sizes.get(s.cluster_id, len(s.members) + (s.representative is not None))
+
+    groups = sorted(groups, key=lambda s: (-size(s), s.cluster_id))
+    if not groups:
+        return _section("clusters", title, '<p class="empty">samples/ holds no clusters.</p>')
+    intro = (
+        '<p class="caption">Marked passages (<mark>like this</mark>) are shared with the'
+        f" representative (winnowing, k = {WINNOW_K}, w = {WINNOW_W} bytes; edges are"
+        f" approximate). Up to {MEMBERS_SHOWN} members per cluster, least similar first;"
+        f" texts are cut after {TEXT_LIMIT:,} characters.</p>"
+    )
+    views = "".join(_cluster_view(s, size(s), metric, i) for i, s in enumerate(groups, 1))
+    return _section("clusters", title, intro + views)
+
+
+def _hot_buckets(report: Mapping[str, Any]) -> str:
+    """Section 5: the biggest hot LSH buckets."""
+    raw = report.get("hot_buckets")
+    buckets = [b for b in raw if isinstance(b, dict)] if isinstance(raw, list) else []
+    total = _int((report.get("counts") or {}).get("hot_buckets"))
+    if not buckets:
+        return _section("hot-buckets", "Hot buckets", '<p class="empty">No hot buckets.</p>')
+    top = sorted(buckets, key=lambda b: (-(_int(b.get("size")) or 0), str(b.get("band"))))
+    rows = "".join(
+        f'<tr><td class="num">{_esc(b.get("band", ""))}</td><td><code>{_esc(b.get("key", ""))}'
+        f'</code></td><td class="num">{_fmt_int(_int(b.get("size")))}</td></tr>'
+        for b in top[:HOT_BUCKETS_SHOWN]
+    )
+    count = total if total is not None else len(buckets)
+    caption = (
+        f'<p class="caption">{count:,} bucket(s) were too big to verify pairwise; the'
+        f" {min(HOT_BUCKETS_SHOWN, len(buckets))} biggest are listed.</p>"
+    )
+    table = (
+        '<table class="hot-buckets"><thead><tr><th>Band</th><th>Key</th><th>Size</th></tr>'
+        f"</thead><tbody>{rows}</tbody></table>"
+    )
+    return _section("hot-buckets", "Hot buckets", caption + table)
+
+
+def _config(report: Mapping[str, Any]) -> str:
+    """Section 6: the exact job config and the registered preset versions."""
+    config = json.dumps(report.get("config", {}), indent=2, ensure_ascii=False, sort_keys=False)
+    pipeline = report.get("pipeline") or {}
+    used = pipeline.get("version") if isinstance(pipeline, dict) else None
+    rows = []
+    for name in preset_names():
+        p = get_preset(name)
+        mark = ' class="used"' if p.version == used else ""
+        rows.append(
+            f"<tr{mark}><td><code>{_esc(name)}</code></td><td><code>{_esc(p.version)}</code>"
+            f"</td><td>{_esc(p.description)}</td></tr>"
+        )
+    presets = (
+        '<h3>Preset versions</h3><table class="presets"><thead><tr><th>Preset</th>'
+        f"<th>Version</th><th>Description</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+    body = f'<h3>Job config</h3><pre id="config-json">{_esc(config)}</pre>{presets}'
+    return _section("config", "Configuration", body)
+
+
+def _section(section_id: str, title: str, body: str) -> str:
+    return f'<section id="{section_id}"><h2>{_esc(title)}</h2>{body}</section>'
+
+
+_CSS = """
+:root { --fg: #1d1f21; --muted: #5c6166; --line: #d8dadd; --bg: #ffffff; --panel: #f6f7f8;
+  --accent: #204a87; --mark: #fce94f; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif; }
+main { max-width: 1200px; margin: 0 auto; padding: 1.5rem 1.5rem 4rem; }
+header.page h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
+header.page p { margin: 0; color: var(--muted); }
+nav { margin: 1rem 0 0; display: flex; flex-wrap: wrap; gap: .4rem 1rem; }
+nav a { color: var(--accent); text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+section { margin-top: 2.2rem; }
+h2 { font-size: 1.25rem; border-bottom: 2px solid var(--line); padding-bottom: .3rem; }
+h3 { font-size: 1.05rem; margin: 1.2rem 0 .5rem; }
+table { border-collapse: collapse; margin: .5rem 0; }
+th, td { padding: .3rem .75rem; border-bottom: 1px solid var(--line); text-align: left;
+  vertical-align: top; }
+thead th { background: var(--panel); }
+tbody tr:nth-child(even) { background: #fafbfc; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.note, .caption, .meta { color: var(--muted); font-size: .9em; }
+tr.used { font-weight: 600; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
+  font-size: .9em; }
+pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px;
+  padding: .8rem 1rem; overflow-x: auto; }
+.pair, .plots { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
+figure { margin: 0; }
+img.plot { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+.empty { color: var(--muted); font-style: italic; }
+.cluster { border: 1px solid var(--line); border-radius: 8px; padding: .2rem 1rem 1rem;
+  margin-top: 1.2rem; }
+.side-by-side { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+@media (max-width: 800px) { .side-by-side { grid-template-columns: 1fr; } }
+.rep-col .doc { position: sticky; top: .5rem; border-color: #729fcf; }
+.doc { border: 1px solid var(--line); border-radius: 6px; background: var(--panel);
+  margin-bottom: .8rem; }
+.doc header { padding: .4rem .7rem; border-bottom: 1px solid var(--line); }
+.doc-text { padding: .6rem .7rem; white-space: pre-wrap; overflow-wrap: anywhere;
+  max-height: 28rem; overflow-y: auto; font-size: .92em; }
+mark { background: var(--mark); color: inherit; padding: 0; }
+.more { display: block; margin-top: .4rem; color: var(--muted); font-style: italic; }
+.more-members { color: var(--muted); }
+"""
+
+_NAV = (
+    ("summary", "Summary"),
+    ("timings", "Timings"),
+    ("plots", "Distributions"),
+    ("clusters", "Clusters"),
+    ("hot-buckets", "Hot buckets"),
+    ("config", "Configuration"),
+)
+
+
+def _page(title: str, subtitle: str, sections: Sequence[str]) -> str:
+    nav = "".join(f'<a href="#{i}">{_esc(label)}</a>' for i, label in _NAV)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body><main>"
+        f'<header class="page"><h1>{_esc(title)}</h1><p>{_esc(subtitle)}</p>'
+        f"<nav>{nav}</nav></header>{''.join(sections)}</main></body></html>\n"
+    )
+
+
+# --- public API -----------------------------------------------------------------------------------
+
+
+def build_report(output_dir: str | os.PathLike[str]) -> str:
+    """The HTML of ``report.html`` for a dedup output directory (nothing is written).
+
+    Reads ``report.json`` (required) and the optional ``clusters/``, ``pairs/`` and
+    ``samples/`` parquet datasets. The page is self-contained: plots are inline PNG data
+    URIs, the CSS is inline, there are no scripts and no external URLs; every document text,
+    id and config value is HTML-escaped. Raises :class:`ReportError` naming the directory
+    when ``report.json`` is missing, unreadable or not a JSON object, or naming the dataset
+    when a parquet dataset cannot be read.
+    """
+    directory = Path(output_dir)
+    report = _load_report(directory)
+    config = _config_of(report)
+    metric, scores = _read_scores(directory, config)
+    samples = _read_samples(directory)
+    method = config.get("method") or ("simhash" if metric == "distance" else "minhash")
+    sections = [
+        _summary(report),
+        _timings(_stages(report.get("seconds"))),
+        _plots(report, metric, scores),
+        _side_by_side(directory, samples),
+        _hot_buckets(report),
+        _config(report),
+    ]
+    subtitle = f"{method} deduplication of {config.get('input', '?')} → {directory}"
+    return _page("neardup report", subtitle, sections)
+
+
+def write_report_html(output_dir: str | os.PathLike[str]) -> Path:
+    """Write ``report.html`` next to ``report.json`` in ``output_dir``; return its path.
+
+    The page (:func:`build_report`) is written to a temporary file in the same directory and
+    moved into place with :func:`os.replace`, so readers never see a partial file. Raises
+    :class:`ReportError` as :func:`build_report` does; nothing is written then.
+    """
+    directory = Path(output_dir)
+    page = build_report(directory)
+    target = directory / REPORT_HTML
+    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".html.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return target

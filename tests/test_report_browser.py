@@ -1,0 +1,52 @@
+"""report.html in a real browser: headless Chromium renders it to out/report-screenshot.png.
+
+Opt-in (``make test-browser`` installs Debian's chromium package and runs only this file);
+``make test`` deselects the ``browser`` marker. Look at the screenshot after a run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from test_report_html import standard  # noqa: F401 (the fixture: a page with every section)
+
+from neardup_udfs.report_html import write_report_html
+
+pytestmark = pytest.mark.browser
+
+SHOT = Path(__file__).resolve().parents[1] / "out" / "report-screenshot.png"
+WIDTH, HEIGHT = 1280, 3200
+
+
+def test_report_renders_in_headless_chromium(standard: tuple[Path, str]) -> None:  # noqa: F811
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "no chromium on PATH: `make test-browser` installs Debian's package"
+    page = write_report_html(standard[0])
+    SHOT.parent.mkdir(parents=True, exist_ok=True)
+    SHOT.unlink(missing_ok=True)
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--window-size={WIDTH},{HEIGHT}",
+            f"--screenshot={SHOT}",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    with Image.open(SHOT) as shot:
+        img = shot.convert("RGB")
+    assert img.size == (WIDTH, HEIGHT)
+    colors = img.getcolors(maxcolors=WIDTH * HEIGHT)
+    assert colors is not None and len(colors) > 50  # text, plots, highlights: not a blank page
+    white = sum(n for n, c in colors if min(c) >= 250)
+    assert white / (WIDTH * HEIGHT) < 0.97

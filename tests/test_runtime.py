@@ -1,0 +1,87 @@
+"""The job skeleton shared by every spark-submit entry point (no Spark started here)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from neardup_udfs import runtime
+
+
+def test_stage_clock_logs_start_and_done_with_rows(caplog: pytest.LogCaptureFixture) -> None:
+    clock = runtime.StageClock(logging.getLogger("neardup.test"))
+    with caplog.at_level(logging.INFO, logger="neardup.test"):
+        with clock.stage("verify") as rows:
+            rows.rows_in, rows.rows_out = 12_345, 67
+        with clock.stage("write"):
+            pass
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == "stage verify: start"
+    assert lines[1].startswith("stage verify: done in ")
+    assert lines[1].endswith(" s, rows 12,345 in, 67 out")
+    assert lines[2:] == ["stage write: start", lines[3]] and lines[3].endswith(" s")
+    assert "rows" not in lines[3]
+    assert set(clock.seconds) == {"verify", "write"}
+
+
+class _FakeBuilder:
+    def __init__(self, seen: dict[str, str]) -> None:
+        self.seen = seen
+
+    def appName(self, name: str) -> _FakeBuilder:  # noqa: N802 (Spark's name)
+        self.seen["app"] = name
+        return self
+
+    def config(self, key: str, value: str) -> _FakeBuilder:
+        self.seen[key] = value
+        return self
+
+    def getOrCreate(self) -> Any:  # noqa: N802
+        return _FakeSession()
+
+
+class _FakeSession:
+    stopped = False
+
+    def stop(self) -> None:
+        _FakeSession.stopped = True
+
+
+@dataclass
+class _Config:
+    input: str
+
+
+def _main(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> dict[str, str]:
+    seen: dict[str, str] = {}
+
+    class FakeSparkSession:
+        builder = _FakeBuilder(seen)
+
+    monkeypatch.setattr(runtime, "SparkSession", FakeSparkSession)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config")
+    parser.add_argument("--input")
+    code = runtime.job_main(
+        argv,
+        prog="job.py",
+        parser=parser,
+        load=lambda path, **kw: _Config(**kw),
+        run=lambda spark, config: config.input,
+        describe=lambda config, summary: f"ran on {summary}",
+    )
+    assert code == 0 and _FakeSession.stopped
+    return seen
+
+
+def test_no_progress_bar_turns_spark_console_progress_off(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    quiet = _main(monkeypatch, ["--input", "x", "--no-progress-bar"])
+    assert quiet["spark.ui.showConsoleProgress"] == "false" and quiet["app"] == "neardup-job"
+    assert "ran on x" in capsys.readouterr().out
+    assert "spark.ui.showConsoleProgress" not in _main(monkeypatch, ["--input", "y"])
