@@ -34,7 +34,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, LEADER, TEXT, A, B
-from neardup_udfs.stages.candidates import band_keys, candidates
+from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
 from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
@@ -130,6 +130,8 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             )
         )
         rows.rows_in, rows.rows_out = summary.candidates, summary.verified
+        per_band = band_counts(cands.buckets, verified, config.hot_bucket_size)
+        bands = [r.asDict() for r in per_band.orderBy("band").collect()]  # <= bands rows
 
     with clock.stage("components") as rows:
         edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
@@ -184,6 +186,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         config=config,
         pages=[write_report_html],
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
+        bands=bands,
         hot_buckets=[
             {"band": r["band"], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
             for r in hot

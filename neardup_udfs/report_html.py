@@ -420,6 +420,21 @@ def _plot_scores(scores: Scores, threshold: float) -> str:
         return _png_uri(fig)
 
 
+def _plot_bands(bands: Sequence[tuple[int, int, int]]) -> str:
+    """Candidate and verified pairs per LSH band (or SimHash block), side by side, log y."""
+    with _figure(7, 3.6) as (fig, ax):
+        x = np.arange(len(bands))
+        ax.bar(x - 0.2, [c for _, c, _ in bands], width=0.4, color="#c4a000", label="candidates")
+        ax.bar(x + 0.2, [v for _, _, v in bands], width=0.4, color=FILL, label="verified")
+        ax.set_xticks(x, [str(b) for b, _, _ in bands])
+        ax.set_yscale("symlog", linthresh=1)
+        ax.set_xlabel("band (MinHash) or block (SimHash)")
+        ax.set_ylabel("pairs")
+        ax.set_title("Candidate vs verified pairs per band")
+        ax.legend(loc="best")
+        return _png_uri(fig)
+
+
 def _plot_timings(stages: Sequence[tuple[str, float]]) -> str:
     """Horizontal bar chart of the wall seconds of each stage, first stage on top."""
     with _figure(7, 0.4 * len(stages) + 1.2) as (fig, ax):
@@ -657,6 +672,32 @@ def _score_plot(config: Mapping[str, Any], metric: str, scores: Scores | None) -
     return f"<figure>{_img('plot-scores', uri, alt, scores.metric)}{stats}</figure>"
 
 
+def _bands(report: Mapping[str, Any]) -> list[tuple[int, int, int]]:
+    """report.json's ``bands`` as (band, candidates, verified), malformed entries dropped."""
+    raw = report.get("bands")
+    out: list[tuple[int, int, int]] = []
+    for entry in raw if isinstance(raw, list) else ():
+        if isinstance(entry, dict):
+            values = (_int(entry.get("band")), _int(entry.get("candidates")))
+            v = _int(entry.get("verified"))
+            if values[0] is not None and values[1] is not None and v is not None:
+                out.append((values[0], values[1], v))
+    return sorted(out)
+
+
+def _band_plot(report: Mapping[str, Any]) -> str:
+    bands = _bands(report)
+    if not bands:
+        return '<p class="empty" id="no-band-data">No per-band counts recorded.</p>'
+    alt = "Bar chart of candidate and verified pairs produced by each LSH band, log scale"
+    total_c, total_v = sum(c for _, c, _ in bands), sum(v for _, _, v in bands)
+    caption = (
+        f'<p class="caption">{len(bands)} bands; {total_c:,} candidate and {total_v:,} verified'
+        " band-pairs (a pair found by several bands counts in each).</p>"
+    )
+    return f"<figure>{_img('plot-bands', _plot_bands(bands), alt)}{caption}</figure>"
+
+
 def _config_of(report: Mapping[str, Any]) -> dict[str, Any]:
     config = report.get("config")
     return config if isinstance(config, dict) else {}
@@ -667,10 +708,10 @@ def _default_metric(config: Mapping[str, Any]) -> str:
 
 
 def _plots(report: Mapping[str, Any], metric: str, scores: Scores | None) -> str:
-    """Section 3: cluster sizes and score distribution."""
+    """Section 3: cluster sizes, score distribution, candidate vs verified pairs per band."""
     body = (
         f'<div class="plots"><figure>{_size_plot(_histogram(report))}</figure>'
-        f"{_score_plot(_config_of(report), metric, scores)}</div>"
+        f"{_score_plot(_config_of(report), metric, scores)}{_band_plot(report)}</div>"
     )
     return _section("plots", "Distributions", body)
 

@@ -51,7 +51,7 @@ SECONDS = {
     "select": 0.5,
     "write": 0.5,
 }
-PLOTS = ("plot-cluster-sizes", "plot-scores", "plot-timings")
+PLOTS = ("plot-cluster-sizes", "plot-scores", "plot-bands", "plot-timings")
 
 # --- building output directories ----------------------------------------------------------------
 
@@ -81,6 +81,7 @@ def make_output(
     counts: dict[str, int] | None = None,
     config: dict[str, Any] | None = None,
     hot_buckets: list[dict[str, Any]] | None = None,
+    bands: list[dict[str, int]] | None = None,
 ) -> Path:
     """An output directory; ``clusters`` maps representative id -> [(member id, score)]."""
     root.mkdir(parents=True, exist_ok=True)
@@ -129,6 +130,8 @@ def make_output(
         "hot_buckets": hot_buckets or [],
         "neardup_version": "0.1.0",
     }
+    if bands is not None:
+        report["bands"] = bands
     (root / "report.json").write_text(json.dumps(report, indent=2))
     return root
 
@@ -207,6 +210,7 @@ def png(page: str, plot_id: str) -> bytes:
 
 # --- fixtures -------------------------------------------------------------------------------------
 
+BANDS = [{"band": b, "candidates": 300 - 10 * b, "verified": 40 + b} for b in range(25)]
 SHARED = words("shared", 60)
 REP_TEXT = f"{words('rep', 20)} R\n{SHARED}\nR {words('reptail', 20)}"
 NEAR_TEXT = f"{words('near', 25)} M\n{SHARED}\nM {words('neartail', 10)}"
@@ -233,6 +237,7 @@ def standard(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         pairs=pairs,
         samples=samples,
         hot_buckets=buckets,
+        bands=BANDS,
     )
     return root, build_report(root)
 
@@ -284,6 +289,14 @@ def test_every_plot_is_a_valid_png(standard: tuple[Path, str], plot_id: str) -> 
         assert image.format == "PNG" and image.width > 300 and image.height > 150
 
 
+def test_band_plot_caption_sums_report_json(standard: tuple[Path, str]) -> None:
+    page = standard[1]
+    total_c = sum(b["candidates"] for b in BANDS)
+    total_v = sum(b["verified"] for b in BANDS)
+    assert f"25 bands; {total_c:,} candidate and {total_v:,} verified" in page
+    assert 'id="no-band-data"' not in page
+
+
 def test_page_is_self_contained(standard: tuple[Path, str]) -> None:
     page = standard[1]
     assert "http://" not in page and "https://" not in page
@@ -324,6 +337,7 @@ def test_zero_duplicates_says_no_similarity_data(tmp_path: Path) -> None:
     assert png(page, "plot-cluster-sizes")[:4] == b"\x89PNG"
     assert el.text["count-fraction-removed"] == "0.00 %"
     assert "samples output" in el.text["no-samples"]
+    assert "plot-bands" not in el.attrs and "No per-band" in el.text["no-band-data"]
 
 
 def test_giant_cluster_renders(tmp_path: Path) -> None:

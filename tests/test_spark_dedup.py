@@ -22,7 +22,7 @@ from neardup_udfs.kernels import minhash
 from neardup_udfs.kernels.hamming_index import Index, block_keys
 from neardup_udfs.kernels.unionfind import UnionFind
 from neardup_udfs.presets import resolve
-from neardup_udfs.stages.candidates import band_keys, candidates
+from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.rejects import split_rejects
@@ -189,6 +189,13 @@ def test_candidates_are_every_pair_of_a_bucket_once(spark) -> None:  # type: ign
     every_m = [(f"m{i}", f"m{j}") for i in range(4) for j in range(i + 1, 4)]
     assert sorted(pairs) == sorted(every_m + [("p", "q"), ("p", "r"), ("q", "r")])
     assert got.hot_buckets.count() == 0
+    verified = spark.createDataFrame(
+        [("p", "q", 0.9), ("m0", "m3", 0.8)], "a string, b string, similarity double"
+    )
+    per_band = {
+        r.band: (r.candidates, r.verified) for r in band_counts(got.buckets, verified, 4).collect()
+    }
+    assert per_band == {2: (3, 1), 3: (1, 1), 4: (6, 1)}
     got.buckets.unpersist()
 
 
@@ -280,6 +287,10 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
         "semblance/1;bands=25,k=125,rows=5"
     )
     assert (out / "_MANIFEST.json").exists()
+    bands = report["bands"]
+    assert [b["band"] for b in bands] == list(range(25))  # every band of 25 x 5 produced pairs
+    assert sum(b["candidates"] for b in bands) >= s.candidates  # a pair counts in each band
+    assert s.verified <= sum(b["verified"] for b in bands) <= sum(b["candidates"] for b in bands)
 
 
 def test_samples_and_report_html(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]

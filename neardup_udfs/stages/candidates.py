@@ -12,7 +12,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import BAND, DOC_ID, FINGERPRINT, KEY, SIGNATURE, A, B
 from neardup_udfs.udfs import band_keys_udf
 
-__all__ = ["Candidates", "band_keys", "candidates"]
+__all__ = ["Candidates", "band_counts", "band_keys", "candidates"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,13 @@ def candidates(keys: DataFrame, hot_bucket_size: int) -> Candidates:
     grouped = keys.groupBy(BAND, KEY).agg(F.array_sort(F.collect_list(DOC_ID)).alias("ids"))
     buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
     buckets = buckets.where(F.col("size") > 1).persist()
+    pairs = _bucket_pairs(buckets, hot_bucket_size).select(A, B)
+    hot_buckets = buckets.where(F.col("size") > hot_bucket_size).select(BAND, KEY, "size")
+    return Candidates(pairs.distinct(), hot_buckets, buckets)
+
+
+def _bucket_pairs(buckets: DataFrame, hot_bucket_size: int) -> DataFrame:
+    """``band, a, b``: every pair a bucket produces (its star, when hot); not distinct."""
     ids, size = F.col("ids"), F.col("size")
     star = F.transform(F.slice(ids, 2, size - 1), lambda y: F.struct(ids[0].alias(A), y.alias(B)))
     every = F.flatten(
@@ -81,6 +88,17 @@ def candidates(keys: DataFrame, hot_bucket_size: int) -> Candidates:
         )
     )
     pair = F.explode(F.when(size > hot_bucket_size, star).otherwise(every)).alias("pair")
-    pairs = buckets.select(pair).select(F.col("pair." + A).alias(A), F.col("pair." + B).alias(B))
-    hot_buckets = buckets.where(size > hot_bucket_size).select(BAND, KEY, "size")
-    return Candidates(pairs.distinct(), hot_buckets, buckets)
+    exploded = buckets.select(BAND, pair)
+    return exploded.select(BAND, F.col("pair." + A).alias(A), F.col("pair." + B).alias(B))
+
+
+def band_counts(buckets: DataFrame, verified: DataFrame, hot_bucket_size: int) -> DataFrame:
+    """``band, candidates, verified`` for every band that produced a pair: the pairs its
+    buckets produced (a pair sharing several bands counts in each) and how many of those
+    are among ``verified`` (``a, b``) -- how much each band contributes, and how precisely."""
+    produced = _bucket_pairs(buckets, hot_bucket_size)
+    hit = verified.select(A, B).withColumn("__hit", F.lit(1))
+    scored = produced.join(hit, [A, B], "left")
+    return scored.groupBy(BAND).agg(
+        F.count("*").alias("candidates"), F.count("__hit").alias("verified")
+    )
