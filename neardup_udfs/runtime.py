@@ -34,6 +34,8 @@ __all__ = [
     "write_report",
 ]
 
+_log = logging.getLogger("neardup.runtime")
+
 C = TypeVar("C")
 S = TypeVar("S")
 
@@ -141,7 +143,9 @@ def write_report(
     """``report.json``, then each of ``pages`` (called with ``output``: e.g. report.html),
     then ``_MANIFEST.json`` (the success marker) with the same content as report.json: the
     counts, seconds per stage, pipeline id and version, the config, the package version, and
-    ``extra`` keys."""
+    ``extra`` keys. A page that raises is logged and listed under ``page_errors`` in the
+    manifest; the run still succeeds, since every output is already written (``neardup
+    report DIR`` rebuilds report.html)."""
     report = {
         "counts": dict(counts),
         "seconds": dict(seconds),
@@ -154,9 +158,15 @@ def write_report(
     with open(os.path.join(output, "report.json"), "w", encoding="utf-8") as fh:
         json.dump(report, fh, indent=2, sort_keys=True)
         fh.write("\n")
+    failed = []
     for page in pages:
-        page(output)
-    write_manifest(output, {"job": job, **report})
+        try:
+            page(output)
+        except Exception as e:  # a page is a view of outputs already written: never lose them
+            name = getattr(page, "__name__", repr(page))
+            _log.error("%s failed (%s: %s); the outputs are complete", name, type(e).__name__, e)
+            failed.append(f"{name}: {type(e).__name__}: {e}")
+    write_manifest(output, {"job": job, **report, **({"page_errors": failed} if failed else {})})
 
 
 def job_main(

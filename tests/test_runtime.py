@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -85,3 +86,35 @@ def test_no_progress_bar_turns_spark_console_progress_off(
     assert quiet["spark.ui.showConsoleProgress"] == "false" and quiet["app"] == "neardup-job"
     assert "ran on x" in capsys.readouterr().out
     assert "spark.ui.showConsoleProgress" not in _main(monkeypatch, ["--input", "y"])
+
+
+@dataclass
+class _Settings:
+    input: str = "in"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"input": self.input}
+
+
+def test_a_failing_page_is_logged_and_the_manifest_still_written(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    def report_html(output: str) -> None:
+        raise ValueError("no plot today")
+
+    seen: list[str] = []
+    with caplog.at_level(logging.ERROR, logger="neardup.runtime"):
+        runtime.write_report(
+            str(tmp_path),
+            "dedup",
+            counts={"input": 3},
+            seconds={"read": 1.0},
+            pipeline=("p/1", "p/1"),
+            config=_Settings(),  # type: ignore[arg-type]
+            pages=[report_html, seen.append],
+        )
+    manifest = json.loads((tmp_path / "_MANIFEST.json").read_text())
+    assert manifest["page_errors"] == ["report_html: ValueError: no plot today"]
+    assert manifest["counts"] == {"input": 3} and seen == [str(tmp_path)]
+    assert "report_html failed (ValueError: no plot today)" in caplog.text
+    assert "page_errors" not in json.loads((tmp_path / "report.json").read_text())
