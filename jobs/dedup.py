@@ -92,8 +92,9 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             spark, config.input, config.input_format, config.id_col, config.text_col
         )
         split = split_rejects(raw, text_col, config.max_text_bytes)
-        good, n_good = _materialize(split.good)
-        rejects, summary.rejected = _materialize(split.rejects)
+        cache.keep(split.tagged)  # read and ranked once; good and rejects are its filters
+        good, n_good = split.good, split.good.count()
+        rejects, summary.rejected = split.rejects, split.rejects.count()
         summary.input = n_good + summary.rejected
         rows.rows_in, rows.rows_out = summary.input, n_good
 

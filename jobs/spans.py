@@ -87,8 +87,10 @@ def _read(
     """Accepted documents (``doc_id, text``), rejects (with ``source`` = path), rows read."""
     raw, text_col = read_input(spark, path, config.input_format, config.id_col, config.text_col)
     split = split_rejects(raw, text_col, config.max_text_bytes)
-    good, n_good = cache.materialize(split.good.select(DOC_ID, TEXT))
-    rejects, n_rejected = cache.materialize(split.rejects.withColumn("source", F.lit(path)))
+    cache.keep(split.tagged)  # read and ranked once; good and rejects are its filters
+    good = split.good.select(DOC_ID, TEXT)
+    rejects = split.rejects.withColumn("source", F.lit(path))
+    n_good, n_rejected = good.count(), rejects.count()
     return good, rejects, n_good + n_rejected
 
 

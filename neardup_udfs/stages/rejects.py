@@ -17,6 +17,7 @@ __all__ = ["Split", "split_rejects"]
 class Split:
     good: DataFrame  # every input column, plus doc_id and text
     rejects: DataFrame  # doc_id, reason
+    tagged: DataFrame  # every row, with reason (null = good): good and rejects filter it
 
 
 def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
@@ -28,7 +29,8 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
         ``text larger than N bytes``; ``duplicate doc_id`` (all rows of a repeated id but
         one: the smallest text, so the choice does not depend on partitioning). Every input
         row ends in exactly one of ``good`` (with all its columns, and ``text``) and
-        ``rejects``.
+        ``rejects``. Both are filters of ``tagged``: persist it, and the input is read and
+        ranked once for both.
     """
     dtype = df.schema[text_col].dataType
     typed = isinstance(dtype, StringType | BinaryType)
@@ -49,4 +51,4 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
     tagged = ranked.withColumn(REASON, reason).drop("__rank")
     good = tagged.where(F.col(REASON).isNull()).drop(REASON)
     rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
-    return Split(good, rejects)
+    return Split(good, rejects, tagged)
