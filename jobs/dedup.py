@@ -131,6 +131,8 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             )
         )
         rows.rows_in, rows.rows_out = summary.candidates, summary.verified
+
+    with clock.stage("bands"):  # for the report: pairs each band produced, and verified
         per_band = band_counts(cands.buckets, verified, config.hot_bucket_size)
         bands = [r.asDict() for r in per_band.orderBy("band").collect()]  # <= bands rows
 
