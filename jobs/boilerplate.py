@@ -99,9 +99,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
                 f"(columns: {', '.join(raw.columns)})"
             )
         split = split_rejects(raw, text_col, config.max_text_bytes)
-        cache.keep(split.tagged)  # read and ranked once; good and rejects are its filters
-        good, n_good = split.good, split.good.count()
-        rejects, summary.rejected = split.rejects, split.rejects.count()
+        good, n_good, rejects, summary.rejected = cache.split(split)
         summary.input = n_good + summary.rejected
 
     with clock.stage("fingerprint"):

@@ -92,9 +92,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             spark, config.input, config.input_format, config.id_col, config.text_col
         )
         split = split_rejects(raw, text_col, config.max_text_bytes)
-        cache.keep(split.tagged)  # read and ranked once; good and rejects are its filters
-        good, n_good = split.good, split.good.count()
-        rejects, summary.rejected = split.rejects, split.rejects.count()
+        good, n_good, rejects, summary.rejected = cache.split(split)
         summary.input = n_good + summary.rejected
         rows.rows_in, rows.rows_out = summary.input, n_good
 
@@ -110,8 +108,8 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         rows.rows_in, rows.rows_out = n_good - summary.exact_duplicates, n_sketched
 
     with clock.stage("candidates") as rows:
-        cands = candidates(band_keys(sketches, pipeline, config.k), config.hot_bucket_size)
-        cache.frames.append(cands.buckets)
+        keys = band_keys(sketches, pipeline, config.k)
+        cands = candidates(keys, config.hot_bucket_size, keep=cache.keep)
         pairs, summary.candidates = _materialize(cands.pairs)
         hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
         summary.hot_buckets = len(hot) if len(hot) < 100 else cands.hot_buckets.count()

@@ -87,10 +87,8 @@ def _read(
     """Accepted documents (``doc_id, text``), rejects (with ``source`` = path), rows read."""
     raw, text_col = read_input(spark, path, config.input_format, config.id_col, config.text_col)
     split = split_rejects(raw, text_col, config.max_text_bytes)
-    cache.keep(split.tagged)  # read and ranked once; good and rejects are its filters
-    good = split.good.select(DOC_ID, TEXT)
-    rejects = split.rejects.withColumn("source", F.lit(path))
-    n_good, n_rejected = good.count(), rejects.count()
+    good, n_good, rejects, n_rejected = cache.split(split)
+    good, rejects = good.select(DOC_ID, TEXT), rejects.withColumn("source", F.lit(path))
     return good, rejects, n_good + n_rejected
 
 

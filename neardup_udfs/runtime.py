@@ -20,6 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, InputConfig
 from neardup_udfs.io import INPUT_FORMATS, InputError, write_manifest
+from neardup_udfs.stages.rejects import Split
 
 __all__ = [
     "Cache",
@@ -82,6 +83,12 @@ class Cache:
     def keep(self, df: DataFrame) -> DataFrame:
         self.frames.append(df.persist())
         return df
+
+    def split(self, split: Split) -> tuple[DataFrame, int, DataFrame, int]:
+        """``good, rows, rejects, rows``: ``split.tagged`` persisted, so the input is read and
+        ranked once for both counts and every later use."""
+        self.keep(split.tagged)
+        return split.good, split.good.count(), split.rejects, split.rejects.count()
 
     def materialize(self, df: DataFrame) -> tuple[DataFrame, int]:
         self.keep(df)

@@ -173,7 +173,7 @@ def test_short_texts_get_no_band_keys(spark) -> None:  # type: ignore[no-untyped
 def test_hot_buckets_become_stars(spark) -> None:  # type: ignore[no-untyped-def]
     rows = [(f"d{i}", 0, 7) for i in range(6)] + [("x", 1, 5), ("y", 1, 5), ("z", 1, 6)]
     keys = spark.createDataFrame(rows, "doc_id string, band int, key bigint")
-    got = candidates(keys, hot_bucket_size=3)
+    got = candidates(keys, hot_bucket_size=3, keep=lambda df: df.persist())
     pairs = sorted((r.a, r.b) for r in got.pairs.collect())
     assert pairs == [("d0", f"d{i}") for i in range(1, 6)] + [("x", "y")]
     assert [(r.band, r.key, r.size) for r in got.hot_buckets.collect()] == [(0, 7, 6)]
@@ -184,7 +184,7 @@ def test_candidates_are_every_pair_of_a_bucket_once(spark) -> None:  # type: ign
     rows = [("r", 2, -9), ("q", 2, -9), ("p", 2, -9), ("s", 2, 9), ("q", 3, -9), ("p", 3, -9)]
     rows += [(f"m{i}", 4, 1) for i in range(4)]
     keys = spark.createDataFrame(rows, "doc_id string, band int, key bigint")
-    got = candidates(keys, hot_bucket_size=4)
+    got = candidates(keys, hot_bucket_size=4, keep=lambda df: df.persist())
     pairs = [(r.a, r.b) for r in got.pairs.collect()]
     every_m = [(f"m{i}", f"m{j}") for i in range(4) for j in range(i + 1, 4)]
     assert sorted(pairs) == sorted(every_m + [("p", "q"), ("p", "r"), ("q", "r")])

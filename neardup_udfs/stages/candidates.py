@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame
@@ -19,7 +20,7 @@ __all__ = ["Candidates", "band_counts", "band_keys", "candidates"]
 class Candidates:
     pairs: DataFrame  # a, b (a < b), distinct
     hot_buckets: DataFrame  # band, key, size: buckets handled as stars
-    buckets: DataFrame  # persisted: band, key, ids (sorted), size; buckets of 2+ members
+    buckets: DataFrame  # band, key, ids (sorted), size: the buckets of 2+ members
 
 
 def _to_signed(v: int) -> int:
@@ -55,7 +56,11 @@ def band_keys(sketches: DataFrame, pipeline: Pipeline, k: int) -> DataFrame:
     return sketches.select(DOC_ID, F.posexplode(keys).alias(BAND, KEY))
 
 
-def candidates(keys: DataFrame, hot_bucket_size: int) -> Candidates:
+def candidates(
+    keys: DataFrame,
+    hot_bucket_size: int,
+    keep: Callable[[DataFrame], DataFrame] = lambda df: df,
+) -> Candidates:
     """Distinct pairs ``a < b`` of documents sharing a (band, key) bucket.
 
     Notes:
@@ -63,12 +68,13 @@ def candidates(keys: DataFrame, hot_bucket_size: int) -> Candidates:
         n(n-1)/2 pairs it contributes the n-1 pairs (hub, member), hub = its smallest id,
         so the pair count stays linear. Members that are near each other but not near the hub
         can then only meet through another band (a documented recall trade-off; exact
-        duplicates never reach this stage). ``hot_buckets`` is computed from a persisted
-        frame: unpersist ``Candidates.buckets`` when done.
+        duplicates never reach this stage). ``keep`` is given ``buckets``, which the pairs,
+        the hot buckets and the per-band counts all read (the job passes its cache's
+        ``keep``, which persists it).
     """
     grouped = keys.groupBy(BAND, KEY).agg(F.array_sort(F.collect_list(DOC_ID)).alias("ids"))
     buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
-    buckets = buckets.where(F.col("size") > 1).persist()
+    buckets = keep(buckets.where(F.col("size") > 1))
     pairs = _bucket_pairs(buckets, hot_bucket_size).select(A, B)
     hot_buckets = buckets.where(F.col("size") > hot_bucket_size).select(BAND, KEY, "size")
     return Candidates(pairs.distinct(), hot_buckets, buckets)
