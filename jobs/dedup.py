@@ -3,8 +3,10 @@
     spark-submit --properties-file conf/spark-local.conf jobs/dedup.py \\
         --input PATH --output DIR [--config conf/dedup.toml] [overrides]
 
-Writes under DIR: docs/, clusters/, rejects/ (and pairs/ when asked), report.json, and
-_MANIFEST.json last (the success marker). See README "Dedup job".
+Writes under DIR: docs/, clusters/, rejects/, samples/ (and pairs/ when asked),
+report.json, report.html and _MANIFEST.json last (the success marker). With ``--against
+INDEX``: documents near an indexed one are removed too and listed in matches/;
+``--update-index`` then appends the kept documents to INDEX. See README "Dedup job", "Index".
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from neardup_udfs import index_store
 from neardup_udfs.config import OUTPUTS, DedupConfig, load_config
-from neardup_udfs.io import read_input
+from neardup_udfs.index_store import IndexManifest, IndexStoreError
+from neardup_udfs.io import InputError, read_input
 from neardup_udfs.report_html import write_report_html
 from neardup_udfs.runtime import (
     Cache,
@@ -33,11 +37,25 @@ from neardup_udfs.runtime import (
     write_frames,
     write_report,
 )
-from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, LEADER, TEXT, A, B
+from neardup_udfs.schemas import (
+    CLUSTER_ID,
+    DOC_ID,
+    EXACT_KEY,
+    FINGERPRINT,
+    INDEXED_ID,
+    IS_REPRESENTATIVE,
+    LEADER,
+    SEQ,
+    SIGNATURE,
+    TEXT,
+    A,
+    B,
+)
 from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
 from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.index import IndexReader, add_batch, match_index
 from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.stages.samples import sample_clusters
 from neardup_udfs.stages.select import select_representatives
@@ -61,6 +79,8 @@ class Summary:
     chained: int = 0
     hot_buckets: int = 0
     rounds: int = 0
+    index_matches: int = 0  # --against: documents removed as duplicates of indexed ones
+    index_added: int = 0  # --update-index: documents appended to the index
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -76,8 +96,42 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
     cache = Cache()
     try:
         return _run(spark, config, cache)
+    except IndexStoreError as e:
+        raise InputError(str(e)) from None
     finally:
         cache.release()
+
+
+@dataclass(frozen=True)
+class Against:
+    """The index a run deduplicates against: the manifest to read (the batches before this
+    run's own, when its batch id is already committed) and the one to add to."""
+
+    reader_manifest: IndexManifest
+    manifest: IndexManifest
+    previous: IndexManifest | None
+
+
+def _open_against(config: DedupConfig) -> Against | None:
+    if not config.against:
+        return None
+    pipeline, path = config.pipeline(), config.against
+    if not index_store.exists(path):
+        if not config.update_index:
+            raise IndexStoreError(
+                f"no index at {path!r}: build one (jobs/index.py build) or pass "
+                "--update-index to start it with this run's documents"
+            )
+        empty = index_store.new_manifest(config.preset_name, pipeline, config.k)
+        return Against(empty, empty, None)
+    previous = index_store.open_index(path)
+    index_store.check_compatible(previous, pipeline, config.k, path)
+    mine = previous.batch(config.index_batch_id) if config.update_index else None
+    if mine is None:
+        return Against(previous, previous, previous)
+    # a rerun of a run that already added its batch: match against the index as it was
+    earlier = tuple(b for b in previous.batches if b.number < mine.number)
+    return Against(replace(previous, batches=earlier), previous, previous)
 
 
 def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
@@ -85,6 +139,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     pipeline = config.pipeline()
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    against = _open_against(config)  # before any Spark work: a wrong index fails fast
     begin_output(config.output)
 
     with clock.stage("read") as rows:
@@ -130,6 +185,25 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         )
         rows.rows_in, rows.rows_out = summary.candidates, summary.verified
 
+    matches = None
+    if against is not None:
+        with clock.stage("against") as rows:
+            value = FINGERPRINT if pipeline.kind == "simhash" else SIGNATURE
+            new_docs = sketches.join(members.select(DOC_ID, EXACT_KEY), DOC_ID)
+            reader = IndexReader(spark, config.against or "", against.reader_manifest)
+            found = match_index(
+                reader,
+                new_docs.select(DOC_ID, EXACT_KEY, value),
+                k=config.k,
+                threshold=config.jaccard_threshold,
+                hot_bucket_size=config.hot_bucket_size,
+            )
+            # checkpointed, not persisted: later plans start from its rows (the lookup's
+            # plan is wide, and Spark renders every plan that reads it as a string)
+            matches = found.localCheckpoint()
+            n_matched_pairs = matches.count()
+            rows.rows_in, rows.rows_out = n_sketched, n_matched_pairs
+
     with clock.stage("bands"):  # for the report: pairs each band produced, and verified
         per_band = band_counts(cands.buckets, verified, config.hot_bucket_size)
         bands = [r.asDict() for r in per_band.orderBy("band").collect()]  # <= bands rows
@@ -158,7 +232,12 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             no_chaining=config.no_chaining,
         )
         cache.frames.append(selection.persisted)
-        clusters, n_clustered = _materialize(selection.clusters)
+        clusters = selection.clusters
+        if matches is not None:
+            clusters = _mark_indexed(clusters, members, matches)
+        clusters, n_clustered = _materialize(clusters)
+        if matches is not None:
+            summary.index_matches = clusters.where(F.col(INDEXED_ID).isNotNull()).count()
         summary.chained = selection.chained
         summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()
         summary.removed = n_clustered - summary.kept
@@ -176,7 +255,14 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     with clock.stage("write"):
         docs = good.drop(TEXT) if text_col != TEXT else good
         samples = sample_clusters(clusters, good)
-        _write_outputs(config, docs, clusters, verified, rejects, samples)
+        named = None if matches is None else _name_batches(spark, matches, against)
+        _write_outputs(config, docs, clusters, verified, rejects, samples, named)
+
+    index_report = None
+    if against is not None:
+        index_report = _update_index(
+            config, against, (clusters, members, sketches), summary, clock, cache.keep
+        )
 
     write_report(
         config.output,
@@ -188,12 +274,80 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         pages=[write_report_html],
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         bands=bands,
+        **({"index": index_report} if index_report is not None else {}),
         hot_buckets=[
             {"band": r["band"], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
             for r in hot
         ],
     )
     return summary
+
+
+def _mark_indexed(clusters: DataFrame, members: DataFrame, matches: DataFrame) -> DataFrame:
+    """``clusters`` plus ``indexed_id``: for a cluster with a member (through its exact
+    duplicate leader) near an indexed document, the smallest such indexed id, and then no
+    representative: the cluster is represented by the index."""
+    matched = matches.groupBy(F.col(DOC_ID).alias(LEADER)).agg(F.min(INDEXED_ID).alias(INDEXED_ID))
+    per_cluster = (
+        clusters.join(members.select(DOC_ID, LEADER), DOC_ID)
+        .join(matched, LEADER)
+        .groupBy(CLUSTER_ID)
+        .agg(F.min(INDEXED_ID).alias(INDEXED_ID))
+    )
+    marked = clusters.join(per_cluster, CLUSTER_ID, "left")
+    rep = F.col(IS_REPRESENTATIVE) & F.col(INDEXED_ID).isNull()
+    return marked.withColumn(IS_REPRESENTATIVE, rep).select(*clusters.columns, INDEXED_ID)
+
+
+def _name_batches(spark: SparkSession, matches: DataFrame, against: Against | None) -> DataFrame:
+    """``matches`` with the indexed document's batch id (``indexed_batch``) instead of seq."""
+    assert against is not None
+    names = [(b.number, b.batch_id) for b in against.reader_manifest.batches]
+    batches = spark.createDataFrame(names, "__number bigint, indexed_batch string")
+    number = F.shiftright(F.col(SEQ), 32)
+    return (
+        matches.withColumn("__number", number)
+        .join(F.broadcast(batches), "__number", "left")
+        .drop("__number", SEQ)
+    )
+
+
+def _update_index(
+    config: DedupConfig,
+    against: Against,
+    frames: tuple[DataFrame, DataFrame, DataFrame],
+    summary: Summary,
+    clock: StageClock,
+    keep: Callable[[DataFrame], DataFrame],
+) -> dict[str, Any]:
+    """Append the kept documents to the index (``update_index``); the report's index part.
+    ``frames``: the run's clusters, exact-duplicate members and sketches."""
+    clusters, members, sketches = frames
+    path = config.against or ""
+    report: dict[str, Any] = {
+        "path": path,
+        "batches_matched": [b.batch_id for b in against.reader_manifest.batches],
+        "documents_matched": against.reader_manifest.documents,
+        "matches": summary.index_matches,
+    }
+    if not config.update_index:
+        return report
+    with clock.stage("update-index") as rows:
+        kept = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
+        values = sketches.withColumnRenamed(DOC_ID, LEADER)
+        docs = kept.join(members, DOC_ID).join(values, LEADER).drop(LEADER)
+        added = add_batch(
+            path, against.manifest, against.previous, config.index_batch_id, docs, None, keep
+        )
+        summary.index_added = added.batch.documents if added.batch else 0
+        rows.rows_in, rows.rows_out = summary.kept, summary.index_added
+    report.update(
+        batch_id=config.index_batch_id,
+        added=summary.index_added,
+        already_committed=added.batch is None,
+        documents_after=added.manifest.documents,
+    )
+    return report
 
 
 def _write_outputs(
@@ -203,6 +357,7 @@ def _write_outputs(
     verified: DataFrame,
     rejects: DataFrame,
     samples: DataFrame,
+    matches: DataFrame | None,
 ) -> None:
     reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
     frames = {
@@ -212,7 +367,11 @@ def _write_outputs(
         "rejects": rejects,
         "samples": samples,
     }
-    write_frames(config.output, frames, config.outputs, OUTPUTS)
+    wanted = tuple(config.outputs)
+    if matches is not None:
+        frames["matches"] = matches
+        wanted += () if "matches" in wanted else ("matches",)
+    write_frames(config.output, frames, wanted, OUTPUTS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -231,6 +390,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
     p.add_argument("--chaining-floor", dest="chaining_floor", type=float)
     p.add_argument("--no-chaining", dest="no_chaining", action="store_true", default=None)
+    p.add_argument("--against", help="an index directory: also remove duplicates of it")
+    p.add_argument(
+        "--update-index",
+        dest="update_index",
+        action="store_true",
+        default=None,
+        help="append the kept documents to the --against index (created if absent)",
+    )
+    p.add_argument("--batch-id", dest="batch_id", help="the batch's id in the index")
     return p
 
 
@@ -247,6 +415,8 @@ def format_summary(s: Summary) -> str:
         ("kept", s.kept),
         ("chained members", s.chained),
         ("hot buckets", s.hot_buckets),
+        ("matched the index", s.index_matches),
+        ("added to the index", s.index_added),
         ("component rounds", s.rounds),
         ("seconds", sum(s.seconds.values())),
     ]

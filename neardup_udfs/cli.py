@@ -19,6 +19,7 @@ from typing import Any, NoReturn, TextIO
 import numpy as np
 
 from neardup_udfs import __version__
+from neardup_udfs.index_store import IndexStoreError
 from neardup_udfs.kernels import minhash, winnow
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.simhash import format_hex
@@ -302,6 +303,42 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _open_local_index(path: str) -> Any:
+    from neardup_udfs.index_query import LocalIndex
+
+    return LocalIndex(path)
+
+
+def _index_pipeline(index: Any) -> Pipeline:
+    m = index.manifest
+    return resolve(m.preset, **m.params)
+
+
+def _cmd_near(args: argparse.Namespace) -> int:
+    index = _open_local_index(args.index)
+    index.require_kind("simhash", "near")
+    inputs = read_inputs(args.paths)
+    out = sys.stdout
+    for doc_id, fp in _fingerprinted(_index_pipeline(index), inputs):
+        for rank, m in enumerate(index.near(fp, args.distance), start=1):
+            out.write(f"{doc_id}\t{rank}\t{m.id}\t{m.distance}\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
+def _cmd_similar(args: argparse.Namespace) -> int:
+    index = _open_local_index(args.index)
+    index.require_kind("minhash", "similar")
+    inputs = read_inputs(args.paths)
+    sigs = _index_pipeline(index).signature_batch([d for _, d in inputs.docs])
+    out = sys.stdout
+    for (doc_id, _), sig in zip(inputs.docs, sigs, strict=True):
+        for r in index.similar(sig, args.top):
+            out.write(f"{doc_id}\t{r.rank}\t{r.id}\t{r.jaccard:.4f}\n")
+    out.flush()
+    return _report_errors(inputs.errors)
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"neardup {__version__}")
     for name in preset_names():
@@ -450,6 +487,37 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("output_dir")
     rp.set_defaults(func=_cmd_report)
 
+    index_help = "an index directory (jobs/index.py build, or dedup --update-index)"
+    nr = sub.add_parser(
+        "near",
+        help="print the indexed documents within k bits of each file (SimHash index)",
+        description=(
+            "ditto Index.Near against a persistent index: for each input, every indexed"
+            " document within -k bits (clamped down to the index's k), by distance then id,"
+            " one line 'INPUT<TAB>RANK<TAB>ID<TAB>DISTANCE'. Reads only the key partitions"
+            " of the input's blocks."
+        ),
+    )
+    nr.add_argument("--index", required=True, help=index_help)
+    nr.add_argument("-k", dest="distance", type=int, default=3, help="max distance (default 3)")
+    paths(nr)
+    nr.set_defaults(func=_cmd_near)
+
+    sl = sub.add_parser(
+        "similar",
+        help="print the most similar indexed documents of each file (MinHash index)",
+        description=(
+            "semblance Forest.query against a persistent index (trees x depth = its bands x"
+            " rows): for each input, up to --top indexed documents by shared prefix depth,"
+            " one line 'INPUT<TAB>RANK<TAB>ID<TAB>JACCARD' (JACCARD estimated from the"
+            " signatures, 4 decimals)."
+        ),
+    )
+    sl.add_argument("--index", required=True, help=index_help)
+    sl.add_argument("--top", type=_positive_int, default=10, help="results per file (default 10)")
+    paths(sl)
+    sl.set_defaults(func=_cmd_similar)
+
     ver = sub.add_parser("version", help="package version and registered presets")
     ver.set_defaults(func=_cmd_version)
     return parser
@@ -461,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         status: int = args.func(args)
-    except PresetError as e:
+    except (PresetError, IndexStoreError) as e:
         print(f"neardup: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

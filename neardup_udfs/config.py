@@ -17,11 +17,14 @@ __all__ = [
     "BoilerplateConfig",
     "ConfigError",
     "DedupConfig",
+    "INDEX_ACTIONS",
+    "IndexConfig",
     "InputConfig",
     "OUTPUTS",
     "SpansConfig",
     "load_boilerplate_config",
     "load_config",
+    "load_index_config",
     "load_settings",
     "load_spans_config",
 ]
@@ -31,7 +34,8 @@ DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
-OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples")
+OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
+INDEX_ACTIONS = ("build", "add", "query")
 
 
 C = TypeVar("C", bound="InputConfig")
@@ -80,6 +84,15 @@ class DedupConfig(InputConfig):
     max_rounds: int = 50
     chaining_floor: float | None = None
     no_chaining: bool = False
+    against: str | None = None  # an index directory: remove documents duplicating it
+    update_index: bool = False  # then append the kept documents to that index
+    batch_id: str | None = None  # the batch's id in the index (default: the input path)
+
+    @property
+    def index_batch_id(self) -> str:
+        """The id a batch of this input gets in an index: ``batch_id``, else the input path
+        (so adding the same input twice is a no-op)."""
+        return self.batch_id or self.input
 
     @property
     def preset_name(self) -> str:
@@ -134,10 +147,10 @@ def _check_positive(c: Any, keys: Iterable[str]) -> None:
             raise _fail(key, f"must be a positive integer, got {getattr(c, key)!r}")
 
 
-def _check_input(c: InputConfig) -> None:
+def _check_input(c: InputConfig, need_output: bool = True) -> None:
     if not c.input:
         raise _fail("input", "an input path is required")
-    if not c.output:
+    if need_output and not c.output:
         raise _fail("output", "an output directory is required")
     _check_choices({"input_format": (c.input_format, INPUT_FORMATS)})
     _check_positive(c, ["max_text_bytes"])
@@ -149,8 +162,8 @@ def _check_outputs(outputs: Sequence[str], allowed: Sequence[str]) -> None:
         raise _fail("outputs", f"{bad[0]!r} is not one of {', '.join(allowed)}")
 
 
-def _validate(c: DedupConfig) -> DedupConfig:
-    _check_input(c)
+def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
+    _check_input(c, need_output)
     choices = {
         "method": (c.method, METHODS),
         "verification": (c.verification, VERIFICATIONS),
@@ -186,6 +199,10 @@ def _validate(c: DedupConfig) -> DedupConfig:
         for key in ("threshold", "bands", "rows"):
             if getattr(c, key) is not None:
                 raise _fail(key, "applies to method minhash only")
+    if c.update_index and not c.against:
+        raise _fail("update_index", "needs an index: give against = the index directory")
+    if "matches" in c.outputs and not c.against:
+        raise _fail("outputs", "'matches' needs an index to match against (against)")
     if c.chaining_floor is not None and c.chaining_floor < 0:
         raise _fail("chaining_floor", f"must be >= 0, got {c.chaining_floor}")
     try:
@@ -204,6 +221,35 @@ def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
             setting; the message names the key.
     """
     return _validate(load_settings(DedupConfig, path, **overrides))
+
+
+@dataclass(frozen=True)
+class IndexConfig(DedupConfig):
+    """Settings of ``jobs/index.py``: the dedup job's method settings (they fix the index's
+    pipeline and LSH shape), plus the action and the index directory."""
+
+    action: str = "build"  # build | add | query
+    index: str = ""
+    top: int = 10  # query on a MinHash index: results per query (semblance Forest top-k)
+    outputs: tuple[str, ...] = ()
+
+
+def load_index_config(path: str | None = None, **overrides: Any) -> IndexConfig:
+    """``IndexConfig`` from TOML + overrides, validated (ConfigError names the key).
+
+    Notes:
+        ``query`` needs ``output`` (where results go); ``build`` and ``add`` write only into
+        the index. For ``query``, ``k`` is the search distance (clamped down to the index's).
+    """
+    c = load_settings(IndexConfig, path, **overrides)
+    _check_choices({"action": (c.action, INDEX_ACTIONS)})
+    if not c.index:
+        raise _fail("index", "an index directory is required")
+    if c.against or c.update_index:
+        raise _fail("against", "is a dedup job setting; index.py reads and writes --index")
+    _check_positive(c, ["top"])
+    _validate(c, need_output=c.action == "query")
+    return c
 
 
 def load_settings(cls: type[C], path: str | None = None, **overrides: Any) -> C:

@@ -13,6 +13,9 @@ FINGERPRINTS_DDL = (
     f"{DOC_ID} string, {FINGERPRINT} bigint, {FINGERPRINT_HEX} string, {PIPELINE} string"
 )
 REJECTS_DDL = f"{DOC_ID} string, {REASON} string"
+EXACT_KEY = "exact_key"  # 32 hex digits: xxh3-128 of the canonical form (equal = exact dups)
+SEQ = "seq"  # bigint: an indexed document's position (batch number << 32 | rank in its batch)
+INDEXED_ID = "indexed_id"  # the doc_id of an indexed document a new one duplicates
 LEADER = "leader"  # the exact-duplicate group's representative for LSH (its smallest doc_id)
 SIGNATURE = "signature"  # array<bigint>: a MinHash signature
 BAND = "band"

@@ -34,6 +34,7 @@ __all__ = [
     "band_keys",
     "band_keys_batch",
     "candidate_probability",
+    "prefix_keys_batch",
     "params",
     "recall_params",
     "threshold",
@@ -267,6 +268,21 @@ def band_keys_batch(sigs: npt.ArrayLike, bands: int, rows: int) -> U64:
         >>> f"{int(keys[0, 0]):016x}", keys.shape
         ('7ff1d476798020a7', (2, 2))
     """
+    return prefix_keys_batch(sigs, bands, rows)[:, :, rows - 1].copy()
+
+
+def prefix_keys_batch(sigs: npt.ArrayLike, bands: int, rows: int) -> U64:
+    """Keys of every band prefix: ``(n, bands*rows)`` uint64 -> ``(n, bands, rows)``.
+
+    Entry ``[i, b, d - 1]`` is the Mix fold of the first ``d`` values of band ``b`` of
+    signature ``i``, so ``[:, :, rows - 1]`` are the band keys (:func:`band_keys_batch`).
+
+    Notes:
+        Two signatures with equal first ``d`` values in band ``b`` (the Forest's tree ``b``)
+        have equal prefix keys at depth ``d``; equal keys with different values need a 64-bit
+        collision. This is what lets a stored index answer :class:`Forest` queries by key
+        lookups, one depth at a time. ValueError as :func:`band_keys_batch`.
+    """
     b = _positive("bands", bands)
     r = _positive("rows", rows)
     arr = _as_u64(sigs)
@@ -275,6 +291,7 @@ def band_keys_batch(sigs: npt.ArrayLike, bands: int, rows: int) -> U64:
     if arr.shape[1] != b * r:
         raise ValueError(f"signature length {arr.shape[1]} does not match bands*rows = {b * r}")
     cube = arr.reshape(arr.shape[0], b, r)
+    out = np.empty((arr.shape[0], b, r), dtype=np.uint64)
     acc = np.full((arr.shape[0], b), MIX_INIT, dtype=np.uint64)
     tmp = np.empty_like(acc)
     gamma = np.uint64(SPLITMIX_GAMMA)
@@ -285,4 +302,5 @@ def band_keys_batch(sigs: npt.ArrayLike, bands: int, rows: int) -> U64:
         acc |= tmp  # rotl(acc, 31)
         acc ^= cube[:, :, j]
         acc *= gamma  # wraps mod 2**64
-    return acc
+        out[:, :, j] = acc
+    return out

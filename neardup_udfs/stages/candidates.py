@@ -13,7 +13,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import BAND, DOC_ID, FINGERPRINT, KEY, SIGNATURE, A, B
 from neardup_udfs.udfs import band_keys_udf
 
-__all__ = ["Candidates", "band_counts", "band_keys", "candidates"]
+__all__ = ["Candidates", "band_counts", "band_keys", "candidates", "simhash_blocks"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ def _to_signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def _simhash_blocks(fp: Column, k: int) -> Column:
+def simhash_blocks(fp: Column, k: int) -> Column:
     """ditto's k+1 blocks of a bigint fingerprint, as an array of bigint."""
     bounds = block_bounds(k)
     blocks = []
@@ -45,7 +45,7 @@ def band_keys(sketches: DataFrame, pipeline: Pipeline, k: int) -> DataFrame:
         (pigeonhole), so candidates have no false negatives at distance <= k.
     """
     if pipeline.kind == "simhash":
-        keys = _simhash_blocks(F.col(FINGERPRINT), k)
+        keys = simhash_blocks(F.col(FINGERPRINT), k)
     else:
         # A text too short to shingle has the empty-set signature (every slot all ones, -1
         # as bigint); it is no evidence of similarity (semblance's Similarity gives 0), so

@@ -1,0 +1,216 @@
+"""spark-submit entry point: build, grow and query a persistent near-duplicate index.
+
+    spark-submit jobs/index.py build --input PATH --index DIR [method flags] [--batch-id ID]
+    spark-submit jobs/index.py add   --input PATH --index DIR [method flags] [--batch-id ID]
+    spark-submit jobs/index.py query --input QUERIES --index DIR --output OUT [-k K | --top N]
+
+build creates DIR (an error if it already holds an index); add appends a batch atomically
+(a batch id already committed is a no-op). query writes OUT/results/ (query_id, rank,
+doc_id, distance | similarity), OUT/rejects/, report.json and _MANIFEST.json. See README
+"Index".
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from neardup_udfs import index_store
+from neardup_udfs.config import IndexConfig, load_index_config
+from neardup_udfs.index_store import IndexStoreError
+from neardup_udfs.io import InputError, read_input
+from neardup_udfs.presets import resolve
+from neardup_udfs.runtime import (
+    Cache,
+    StageClock,
+    add_input_arguments,
+    begin_output,
+    counts_of,
+    job_main,
+    write_frames,
+    write_report,
+)
+from neardup_udfs.schemas import DOC_ID, EXACT_KEY, TEXT
+from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
+from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.udfs import exact_key_udf
+
+log = logging.getLogger("neardup.index")
+
+
+@dataclass
+class Summary:
+    """What a run did."""
+
+    action: str = ""
+    input: int = 0
+    rejected: int = 0
+    indexed: int = 0  # build/add: documents this batch added (0: already committed)
+    index_documents: int = 0  # documents in the index after the run
+    batches: int = 0
+    queries: int = 0
+    results: int = 0
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def run(spark: SparkSession, config: IndexConfig) -> Summary:
+    """Do ``config.action`` on the index ``config.index``; returns the counts.
+
+    Raises:
+        InputError: no index to add to or query, an index where build would create one, or
+            an index built with another pipeline or LSH shape (the message names both).
+    """
+    cache = Cache()
+    try:
+        return _run(spark, config, cache)
+    except IndexStoreError as e:
+        raise InputError(str(e)) from None
+    finally:
+        cache.release()
+
+
+def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
+    clock = StageClock(log)
+    summary = Summary(action=config.action, seconds=clock.seconds)
+    exists = index_store.exists(config.index)
+    if config.action == "build" and exists:
+        raise IndexStoreError(f"{config.index!r} already holds an index: use add")
+    if config.action != "build" and not exists:
+        raise IndexStoreError(f"no index at {config.index!r} (no {index_store.MANIFEST})")
+    if config.action == "query":
+        return _query(spark, config, cache, clock, summary)
+
+    pipeline = config.pipeline()
+    previous = index_store.open_index(config.index) if exists else None
+    if previous is not None:
+        index_store.check_compatible(previous, pipeline, config.k, config.index)
+    manifest = previous or index_store.new_manifest(config.preset_name, pipeline, config.k)
+    summary.pipeline = pipeline.id
+    with clock.stage("read") as rows:
+        raw, text_col = read_input(
+            spark, config.input, config.input_format, config.id_col, config.text_col
+        )
+        good, n_good, rejects, summary.rejected = cache.split(
+            split_rejects(raw, text_col, config.max_text_bytes)
+        )
+        summary.input = n_good + summary.rejected
+        rows.rows_in, rows.rows_out = summary.input, n_good
+
+    with clock.stage("index") as rows:
+        docs = good.select(DOC_ID, TEXT)
+        valued = sketch(docs, pipeline).join(
+            docs.select(DOC_ID, exact_key_udf(pipeline)(F.col(TEXT)).alias(EXACT_KEY)), DOC_ID
+        )
+        added = add_batch(
+            config.index,
+            manifest,
+            previous,
+            config.index_batch_id,
+            valued,
+            rejects,
+            keep=cache.keep,
+        )
+        summary.indexed = added.batch.documents if added.batch else 0
+        summary.index_documents = added.manifest.documents
+        summary.batches = len(added.manifest.batches)
+        rows.rows_in, rows.rows_out = n_good, summary.indexed
+    return summary
+
+
+def _query(
+    spark: SparkSession, config: IndexConfig, cache: Cache, clock: StageClock, summary: Summary
+) -> Summary:
+    manifest = index_store.open_index(config.index)
+    pipeline = resolve(manifest.preset, **manifest.params)
+    summary.pipeline = pipeline.id
+    summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
+    begin_output(config.output)
+    with clock.stage("read") as rows:
+        raw, text_col = read_input(
+            spark, config.input, config.input_format, config.id_col, config.text_col
+        )
+        good, n_good, rejects, summary.rejected = cache.split(
+            split_rejects(raw, text_col, config.max_text_bytes)
+        )
+        summary.input, summary.queries = n_good + summary.rejected, n_good
+        rows.rows_in, rows.rows_out = summary.input, n_good
+    with clock.stage("query") as rows:
+        queries = sketch(good.select(DOC_ID, TEXT), pipeline).withColumnRenamed(DOC_ID, "query_id")
+        reader = IndexReader(spark, config.index, manifest)
+        if manifest.kind == "simhash":
+            results = query_near(reader, queries, config.k)
+        else:
+            results = query_similar(reader, queries, config.top, cache.keep)
+        results, summary.results = cache.materialize(results)
+        rows.rows_in, rows.rows_out = n_good, summary.results
+    with clock.stage("write"):
+        write_frames(
+            config.output,
+            {"results": results, "rejects": rejects},
+            ("results", "rejects"),
+            ("results", "rejects"),
+        )
+    write_report(
+        config.output,
+        "index-query",
+        counts=counts_of(summary, "action"),
+        seconds=summary.seconds,
+        pipeline=(pipeline.id, pipeline.version),
+        config=config,
+        index=index_store.describe(manifest),
+    )
+    return summary
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="index.py", description="A persistent near-duplicate index.")
+    p.add_argument("action", choices=("build", "add", "query"))
+    add_input_arguments(p, "conf/dedup.toml")
+    p.add_argument("--index", help="the index directory")
+    p.add_argument("--batch-id", dest="batch_id", help="build/add: the batch id (default: input)")
+    p.add_argument("--method", choices=("minhash", "simhash"))
+    p.add_argument("--preset")
+    p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
+    p.add_argument("--bands", type=int)
+    p.add_argument("--rows", type=int)
+    p.add_argument(
+        "-k", type=int, help="SimHash: build: the index's distance; query: the search distance"
+    )
+    p.add_argument("--top", type=int, help="query, MinHash: results per query (default 10)")
+    return p
+
+
+def describe(config: IndexConfig, s: Summary) -> str:
+    if s.action == "query":
+        return (
+            f"{s.queries} queries ({s.rejected} rejected), {s.results} results "
+            f"from {s.index_documents} indexed documents -> {config.output}"
+        )
+    what = f"added {s.indexed} documents" if s.indexed else "batch already committed: no change"
+    return (
+        f"{s.action}: {what} ({s.rejected} rejected); index {config.index} holds "
+        f"{s.index_documents} documents in {s.batches} batches ({s.pipeline})"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return job_main(
+        argv,
+        prog="index.py",
+        parser=build_parser(),
+        load=load_index_config,
+        run=run,
+        describe=describe,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

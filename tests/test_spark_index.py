@@ -1,0 +1,308 @@
+"""The persistent index: build/add/query jobs, atomic adds, version checks, the CLI's
+local queries, and dedup --against equal to deduplicating old and new together."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from dedup_corpus import Corpus, planted
+
+from neardup_udfs import index_store
+from neardup_udfs.cli import main as cli_main
+from neardup_udfs.config import load_config, load_index_config
+from neardup_udfs.index_query import LocalIndex
+from neardup_udfs.io import InputError
+from neardup_udfs.kernels.hamming_index import Index
+from neardup_udfs.kernels.lsh_forest import Forest
+from neardup_udfs.presets import resolve
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "jobs"))
+
+import dedup as dedup_job  # noqa: E402
+import index as index_job  # noqa: E402
+
+MINHASH = resolve("semblance", k=125, bands=25, rows=5)
+SIMHASH = resolve("ditto/2")
+
+
+def _write(path: Path, docs: list[tuple[str, str]], crawl: int = 0) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        for doc_id, text in docs:
+            fh.write(json.dumps({"url": doc_id, "body": text, "crawl": crawl}) + "\n")
+    return path
+
+
+def _index(spark, action: str, src: Path | None, index: Path, **overrides: Any):  # type: ignore[no-untyped-def]
+    cfg = load_index_config(
+        action=action,
+        input=str(src) if src else "unused",
+        index=str(index),
+        input_format="jsonl",
+        id_col="url",
+        text_col="body",
+        **overrides,
+    )
+    summary = index_job.run(spark, cfg)
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    return summary
+
+
+def _dedup(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
+    cfg = load_config(
+        str(ROOT / "conf/dedup.toml"),
+        input=str(src),
+        output=str(out),
+        input_format="jsonl",
+        id_col="url",
+        text_col="body",
+        **overrides,
+    )
+    summary = dedup_job.run(spark, cfg)
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    return summary
+
+
+def _ids(spark, out: Path, name: str, col: str = "url") -> set[str]:  # type: ignore[no-untyped-def]
+    return {r[0] for r in spark.read.parquet(str(out / name)).select(col).collect()}
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return planted(n_families=12, n_singles=20, seed=11)
+
+
+@pytest.fixture(scope="module")
+def halves(corpus: Corpus) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Two crawls: every family is split across them, so the second duplicates the first."""
+    rng = random.Random(3)
+    old, new = [], []
+    for doc in sorted(corpus.docs):
+        (old if rng.random() < 0.5 else new).append(doc)
+    return old, new
+
+
+@pytest.fixture(scope="module")
+def minhash_index(spark, halves, tmp_path_factory):  # type: ignore[no-untyped-def]
+    old, new = halves
+    tmp = tmp_path_factory.mktemp("mh")
+    index = tmp / "index"
+    s1 = _index(spark, "build", _write(tmp / "w1.jsonl", old), index, batch_id="w1")
+    s2 = _index(spark, "add", _write(tmp / "w2.jsonl", new), index, batch_id="w2")
+    return tmp, index, (s1, s2)
+
+
+def _kernel_forest(batches: list[list[tuple[str, str]]]) -> tuple[Forest, dict[str, np.ndarray]]:
+    """The single-machine Forest over the same documents, added in the index's order:
+    batch by batch, ids in byte order within a batch."""
+    forest = Forest(25, 5)
+    sigs = {}
+    for batch in batches:
+        for doc_id, text in sorted(batch, key=lambda d: d[0].encode()):
+            sig = MINHASH.signature_batch([text])[0]
+            forest.add(doc_id, sig)
+            sigs[doc_id] = sig
+    return forest, sigs
+
+
+def test_build_add_and_manifest(spark, minhash_index, halves) -> None:  # type: ignore[no-untyped-def]
+    tmp, index, (s1, s2) = minhash_index
+    old, new = halves
+    assert (s1.indexed, s2.indexed, s2.index_documents) == (len(old), len(new), len(old) + len(new))
+    m = index_store.open_index(str(index))
+    assert [b.batch_id for b in m.batches] == ["w1", "w2"] and m.generation == 2
+    assert m.pipeline_id == MINHASH.id and dict(m.shape) == {"bands": 25, "rows": 5}
+    again = _index(spark, "add", tmp / "w2.jsonl", index, batch_id="w2")
+    assert again.indexed == 0 and index_store.open_index(str(index)) == m  # a no-op
+    keys = spark.read.parquet(str(index / m.batches[0].dir / "keys"))
+    assert sorted(r.depth for r in keys.select("depth").distinct().collect()) == [1, 2, 3, 4, 5]
+    assert keys.where("band = -1").count() == len(old)  # one exact key per document
+
+
+def test_similar_queries_equal_the_forest(spark, minhash_index, halves) -> None:  # type: ignore[no-untyped-def]
+    tmp, index, _ = minhash_index
+    old, new = halves
+    forest, sigs = _kernel_forest([old, new])
+    queries = [(f"q-{d}", t) for d, t in (old[:4] + new[:4])]
+    queries.append(("q-unrelated", "nothing like any document in the index at all, really"))
+    out = tmp / "query"
+    s = _index(spark, "query", _write(tmp / "q.jsonl", queries), index, output=str(out), top=4)
+    assert s.queries == len(queries)
+    got: dict[str, list[tuple[str, float]]] = {}
+    rows = spark.read.parquet(str(out / "results")).orderBy("query_id", "rank").collect()
+    for r in rows:
+        got.setdefault(r.query_id, []).append((r.doc_id, r.similarity))
+    local = LocalIndex(str(index))
+    for qid, text in queries:
+        q = MINHASH.signature_batch([text])[0]
+        want = [(d, float(np.mean(sigs[d] == q))) for d in forest.query(q, 4)]
+        assert got.get(qid, []) == want, qid
+        assert [(r.id, r.jaccard) for r in local.similar(q, 4)] == want, qid
+    assert (out / "_MANIFEST.json").exists()
+
+
+def test_near_queries_equal_ditto_index(spark, halves, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    old, new = halves
+    index = tmp_path / "index"
+    _index(spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash", k=4)
+    _index(spark, "add", _write(tmp_path / "b.jsonl", new), index, method="simhash", k=4)
+    kernel = Index(4)
+    for batch in (old, new):
+        for doc_id, text in sorted(batch):
+            kernel.add(doc_id, SIMHASH.fingerprint(text))
+    queries = old[:5] + new[:5]
+    src = _write(tmp_path / "q.jsonl", queries)
+    local = LocalIndex(str(index))
+    for k in (2, 9):  # 9 is clamped down to the index's 4
+        out = tmp_path / f"near{k}"
+        _index(spark, "query", src, index, output=str(out), k=k)
+        got: dict[str, list[tuple[str, int]]] = {}
+        for r in spark.read.parquet(str(out / "results")).orderBy("query_id", "rank").collect():
+            got.setdefault(r.query_id, []).append((r.doc_id, r.distance))
+        for qid, text in queries:
+            fp = SIMHASH.fingerprint(text)
+            want = [(m.id, m.distance) for m in kernel.near(fp, k)]
+            assert got[qid] == want and [(m.id, m.distance) for m in local.near(fp, k)] == want
+
+
+def test_cli_near_and_similar(minhash_index, halves, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    _, index, _ = minhash_index
+    old, _ = halves
+    doc = tmp_path / "doc.txt"
+    doc.write_text(old[0][1])
+    assert cli_main(["similar", "--index", str(index), "--top", "3", str(doc)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    sig = MINHASH.signature_batch([old[0][1]])[0]
+    want = [
+        f"{doc}\t{r.rank}\t{r.id}\t{r.jaccard:.4f}" for r in LocalIndex(str(index)).similar(sig, 3)
+    ]
+    assert lines == want and len(lines) == 3 and lines[0].endswith("\t1.0000")
+    assert cli_main(["near", "--index", str(index), str(doc)]) == 2  # a MinHash index
+    assert "near needs a simhash index" in capsys.readouterr().err
+
+
+def test_add_is_atomic(spark, halves, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    old, new = halves
+    index = tmp_path / "index"
+    _index(spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash")
+    before = index_store.open_index(str(index))
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise OSError("simulated crash between the data write and the manifest write")
+
+    src = _write(tmp_path / "b.jsonl", new)
+    with monkeypatch.context() as m:
+        m.setattr(index_store, "commit", crash)
+        with pytest.raises(OSError, match="simulated crash"):
+            _index(spark, "add", src, index, method="simhash", batch_id="b")
+    assert index_store.open_index(str(index)) == before  # unchanged
+    leftovers = [p.name for p in (index / "batches").iterdir()]
+    assert len(leftovers) == 2  # the crashed batch's files exist but are not listed
+    assert LocalIndex(str(index)).manifest.documents == len(old)
+    fp = SIMHASH.fingerprint(new[0][1])
+    assert new[0][0] not in {m.id for m in LocalIndex(str(index)).near(fp, 3)}
+    s = _index(spark, "add", src, index, method="simhash", batch_id="b")
+    assert s.indexed == len(new) and s.index_documents == len(old) + len(new)
+    after = index_store.open_index(str(index))
+    assert sorted(p.name for p in (index / "batches").iterdir()) == sorted(
+        b.dir.split("/")[1] for b in after.batches
+    )  # the leftover is gone
+    assert new[0][0] in {m.id for m in LocalIndex(str(index)).near(fp, 3)}
+
+
+def test_version_mismatch_is_an_error_naming_both(spark, minhash_index, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    tmp, index, _ = minhash_index
+    src = tmp / "w1.jsonl"
+    with pytest.raises(InputError, match=r"semblance/1;bands=25,k=125,rows=5.*ditto/2"):
+        _index(spark, "add", src, index, method="simhash", batch_id="x")
+    with pytest.raises(InputError, match=r"bands=25.*bands=16"):
+        _index(spark, "add", src, index, bands=16, rows=8, batch_id="x")
+    with pytest.raises(InputError, match="already holds an index"):
+        _index(spark, "build", src, index)
+    with pytest.raises(InputError, match=r"built with pipeline 'semblance/1;bands=25.*configured"):
+        _dedup(spark, src, tmp_path / "out", threshold=0.5, against=str(index))
+    with pytest.raises(InputError, match="no index at"):
+        _dedup(spark, src, tmp_path / "out", against=str(tmp_path / "missing"))
+    assert [b.batch_id for b in index_store.open_index(str(index)).batches] == ["w1", "w2"]
+
+
+@pytest.mark.parametrize("method", ["simhash", "minhash"])
+def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: str) -> None:  # type: ignore[no-untyped-def]
+    """dedup --against INDEX(old) keeps exactly the new documents that deduplicating old and
+    new together keeps, when the representative rule prefers the indexed (older) ones."""
+    old, new = halves
+    short = [("short-old", "tiny"), ("short-new", "tiny")]  # exact duplicates, no band keys
+    old = old + short[:1] + [("copy-src", old[0][1] + " and a tail")]
+    new = new + short[1:] + [("copy-new", old[0][1] + " and a tail")]
+    settings: dict[str, Any] = (
+        {"method": "simhash", "k": 3} if method == "simhash" else {"verification": "estimate"}
+    )
+    both = tmp_path / "both.jsonl"
+    both.write_text(
+        _write(tmp_path / "o.jsonl", old, crawl=0).read_text()
+        + _write(tmp_path / "n.jsonl", new, crawl=1).read_text()
+    )
+    _dedup(
+        spark,
+        both,
+        tmp_path / "combined",
+        representative="earliest",
+        order_col="crawl",
+        outputs=("docs", "clusters"),
+        **settings,
+    )
+    kept_together = _ids(spark, tmp_path / "combined", "docs") & {d for d, _ in new}
+
+    index = tmp_path / "index"
+    _index(spark, "build", tmp_path / "o.jsonl", index, **settings)
+    out = tmp_path / "against"
+    s = _dedup(
+        spark,
+        tmp_path / "n.jsonl",
+        out,
+        against=str(index),
+        outputs=("docs", "clusters"),
+        **settings,
+    )
+    assert _ids(spark, out, "docs") == kept_together
+    assert s.index_matches > 0 and s.kept + s.removed == len(new)
+    matches = spark.read.parquet(str(out / "matches"))
+    assert {"short-new", "copy-new"} <= {r.doc_id for r in matches.collect()}
+    assert {r.indexed_batch for r in matches.collect()} == {str(tmp_path / "o.jsonl")}
+    clusters = spark.read.parquet(str(out / "clusters"))
+    marked = clusters.where("indexed_id is not null")
+    assert marked.where("is_representative").count() == 0 and marked.count() == s.index_matches
+    report = json.loads((out / "report.json").read_text())
+    assert report["index"]["matches"] == s.index_matches
+
+
+def test_update_index_grows_the_index_and_reruns_are_idempotent(
+    spark, halves, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    old, new = halves
+    index, settings = tmp_path / "index", {"method": "simhash"}
+    a = _write(tmp_path / "a.jsonl", old)
+    s1 = _dedup(spark, a, tmp_path / "o1", against=str(index), update_index=True, **settings)
+    assert s1.index_matches == 0 and s1.index_added == s1.kept  # the index starts here
+    b = _write(tmp_path / "b.jsonl", new)
+    s2 = _dedup(spark, b, tmp_path / "o2", against=str(index), update_index=True, **settings)
+    m = index_store.open_index(str(index))
+    assert m.documents == s1.kept + s2.kept and s2.index_matches > 0
+    rerun = _dedup(spark, b, tmp_path / "o3", against=str(index), update_index=True, **settings)
+    assert index_store.open_index(str(index)) == m  # nothing added twice
+    assert (rerun.kept, rerun.index_matches) == (s2.kept, s2.index_matches)
+    assert _ids(spark, tmp_path / "o3", "docs") == _ids(spark, tmp_path / "o2", "docs")
+    indexed = _ids(spark, tmp_path / "o2", "docs")
+    again = [d for d in new if d[0] in indexed][:5]  # indexed documents, as a new batch
+    c = _write(tmp_path / "c.jsonl", again)
+    s3 = _dedup(spark, c, tmp_path / "o4", against=str(index), **settings)
+    assert s3.kept == 0 and s3.index_matches == len(again) == 5
