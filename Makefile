@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: run test test-fast test-browser lint bench golden clean fingerprint dedup spans boilerplate
+.PHONY: run test test-fast test-browser lint bench golden clean fingerprint dedup spans boilerplate index
 
 INPUT  ?= samples
 OUTPUT ?= out/dedup
@@ -28,6 +28,12 @@ run: $(STAMP)
 ## make dedup INPUT=... OUTPUT=... [ARGS="--method simhash ..."]: the dedup job, local mode
 dedup: $(STAMP)
 	$(SPARK_SUBMIT) jobs/dedup.py --config conf/dedup.toml --input $(INPUT) --output $(OUTPUT) $(ARGS)
+
+## make index: the weekly pattern on the samples: dedup against an index, then add to it
+index: $(STAMP)
+	$(SPARK_SUBMIT) jobs/dedup.py --config conf/dedup.toml --input samples --output out/index-run \
+		--against out/index --update-index --batch-id samples
+	$(BIN)/neardup similar --index out/index --top 3 samples/harbour-storm.txt
 
 ## make spans: where the near-duplicates of `make run` overlap (winnowing spans per cluster pair)
 spans: $(STAMP)
@@ -84,6 +90,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python bench/bench_dedup.py
 	$(BIN)/python bench/bench_dedup.py --large-only --scale 500000
+	@echo
+	$(BIN)/python bench/bench_index.py
 
 ## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
 golden:

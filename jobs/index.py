@@ -2,7 +2,7 @@
 
     spark-submit jobs/index.py build --input PATH --index DIR [method flags] [--batch-id ID]
     spark-submit jobs/index.py add   --input PATH --index DIR [method flags] [--batch-id ID]
-    spark-submit jobs/index.py query --input QUERIES --index DIR --output OUT [-k K | --top N]
+    spark-submit jobs/index.py query --queries PATH --index DIR --output OUT [-k K | --top N]
 
 build creates DIR (an error if it already holds an index); add appends a batch atomically
 (a batch id already committed is a no-op). query writes OUT/results/ (query_id, rank,
@@ -175,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("build", "add", "query"))
     add_input_arguments(p, "conf/dedup.toml")
     p.add_argument("--index", help="the index directory")
+    p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
     p.add_argument("--batch-id", dest="batch_id", help="build/add: the batch id (default: input)")
     p.add_argument("--method", choices=("minhash", "simhash"))
     p.add_argument("--preset")

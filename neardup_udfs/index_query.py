@@ -147,22 +147,20 @@ class LocalIndex:
         return ds.dataset(path, format="parquet", filesystem=self._fs, partitioning=partitioning)
 
     def lookup(self, depth: int, band_keys: dict[int, set[int]]) -> pa.Table:
-        """``band, key, seq`` of the stored keys at ``depth`` equal to any of ``band_keys``
-        (band -> signed 64-bit keys)."""
-        tables = []
-        for band, keys in band_keys.items():
-            cond = (
-                (ds.field("depth") == depth)
-                & (ds.field("band") == band)
-                & ds.field("key").isin(pa.array(sorted(keys), pa.int64()))
-            )
-            for d in self._keys:
-                t = d.to_table(columns=["key", "seq"], filter=cond)
-                tables.append(t.append_column("band", pa.array([band] * len(t), pa.int32())))
-        schema = pa.schema([("key", pa.int64()), ("seq", pa.int64()), ("band", pa.int32())])
-        return (
-            pa.concat_tables([t.cast(schema) for t in tables]) if tables else schema.empty_table()
+        """``key, seq, band`` of the stored keys at ``depth`` equal to any of ``band_keys``
+        (band -> signed 64-bit keys): one filtered scan per batch."""
+        wanted = {(band, key) for band, keys in band_keys.items() for key in keys}
+        every_key = pa.array(sorted({key for _, key in wanted}), pa.int64())
+        cond = (
+            (ds.field("depth") == depth)
+            & ds.field("band").isin(pa.array(sorted(band_keys), pa.int32()))
+            & ds.field("key").isin(every_key)
         )
+        schema = pa.schema([("key", pa.int64()), ("seq", pa.int64()), ("band", pa.int32())])
+        parts = [d.to_table(columns=["key", "seq", "band"], filter=cond) for d in self._keys]
+        found = pa.concat_tables([t.cast(schema) for t in parts]) if parts else schema.empty_table()
+        pairs = zip(found.column("band").to_pylist(), found.column("key").to_pylist(), strict=True)
+        return found.filter(pa.array([p in wanted for p in pairs], pa.bool_()))
 
     def documents(self, seqs: Sequence[int], value: str) -> pa.Table:
         """``seq, doc_id, <value>`` of the stored documents with these seqs."""

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 
 from neardup_udfs import __version__
@@ -177,7 +178,7 @@ def filesystem(path: str) -> tuple[pafs.FileSystem, str]:
         return pafs.LocalFileSystem(), os.path.abspath(path)
     try:
         return pafs.FileSystem.from_uri(path)
-    except (pafs.ArrowInvalid, OSError) as e:
+    except (pa.ArrowInvalid, OSError) as e:
         raise IndexStoreError(f"cannot open index location {path!r}: {e}") from None
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
 
-from neardup_udfs.kernels import winnow
+from neardup_udfs.kernels import lsh, winnow
 from neardup_udfs.kernels.words_jit import pair_jaccard_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
@@ -27,6 +27,7 @@ __all__ = [
     "checked_fingerprint_udf",
     "exact_key_udf",
     "fingerprint_udf",
+    "prefix_keys_udf",
     "remove_ranges_udf",
     "winnow_fingerprints_fn",
     "signature_udf",
@@ -109,14 +110,33 @@ def band_keys_udf(pipeline: Pipeline) -> Any:
     def band_keys(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
         for sigs in batches:
             present = _present(sigs)
-            k = pipeline.param("k")
-            matrix = np.zeros((int(present.sum()), k), dtype=np.int64)
-            for i, sig in enumerate(sigs[present]):
-                matrix[i] = sig
-            keys = pipeline.band_keys_batch(matrix.view(np.uint64))
-            yield _rows(keys, present)
+            matrix = _signatures(sigs[present], pipeline.param("k"))
+            yield _rows(pipeline.band_keys_batch(matrix), present)
 
     return band_keys
+
+
+def prefix_keys_udf(bands: int, rows: int) -> Any:
+    """Signature -> the keys of every band prefix (``lsh.prefix_keys_batch``) as
+    ``array<bigint>`` of bands * rows, band-major: entry ``b * rows + d - 1`` is depth d of
+    band b (depth ``rows`` = the band key)."""
+
+    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
+    def prefix_keys(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for sigs in batches:
+            present = _present(sigs)
+            keys = lsh.prefix_keys_batch(_signatures(sigs[present], bands * rows), bands, rows)
+            yield _rows(keys.reshape(len(keys), bands * rows), present)
+
+    return prefix_keys
+
+
+def _signatures(sigs: pd.Series, width: int) -> npt.NDArray[np.uint64]:
+    """Arrow list values (int64 arrays of ``width``) as one uint64 matrix."""
+    matrix = np.zeros((len(sigs), width), dtype=np.int64)
+    for i, sig in enumerate(sigs):
+        matrix[i] = sig
+    return matrix.view(np.uint64)
 
 
 def exact_key_udf(pipeline: Pipeline) -> Any:

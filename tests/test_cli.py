@@ -438,3 +438,14 @@ def test_overlaps_subprocess_with_stdin(posts: list[Path]) -> None:
     assert res.returncode == 0 and res.stderr == ""
     spans = winnow.overlaps(a.read_bytes(), b.read_bytes(), 8, 6)
     assert res.stdout == "".join(f"{s.pos_a},{s.pos_b},{s.length}\n" for s in spans) != ""
+
+
+def test_near_and_similar_without_an_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = tmp_path / "a.txt"
+    doc.write_text("some text")
+    for command in ("near", "similar"):
+        assert main([command, "--index", str(tmp_path / "none"), str(doc)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("neardup: error: no index at") and "none" in err

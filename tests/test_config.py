@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup_udfs.config import ConfigError, load_config
+from neardup_udfs.config import ConfigError, load_config, load_index_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,3 +81,40 @@ def test_bad_toml_file(tmp_path: Path) -> None:
         load_config(str(bad), input="i", output="o")
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_config(str(tmp_path / "missing.toml"), input="i", output="o")
+
+
+def test_index_settings() -> None:
+    c = load_config(str(ROOT / "conf/dedup.toml"), input="in", output="out", against="idx")
+    assert (c.against, c.update_index, c.index_batch_id) == ("idx", False, "in")
+    assert load_config(input="in", output="o", batch_id="w48").index_batch_id == "w48"
+    with pytest.raises(ConfigError, match="'update_index': needs an index"):
+        load_config(input="in", output="out", update_index=True)
+    with pytest.raises(ConfigError, match="'outputs': 'matches' needs an index"):
+        load_config(input="in", output="out", outputs=("docs", "matches"))
+    built = load_index_config(str(ROOT / "conf/dedup.toml"), action="add", input="in", index="i")
+    assert built.action == "add" and built.output == ""  # build/add write into the index
+    with pytest.raises(ConfigError, match="'output'"):
+        load_index_config(action="query", input="q", index="i")
+    with pytest.raises(ConfigError, match="'action'"):
+        load_index_config(action="drop", input="q", index="i")
+    with pytest.raises(ConfigError, match="'index'"):
+        load_index_config(action="build", input="q")
+    with pytest.raises(ConfigError, match="'top'"):
+        load_index_config(action="query", input="q", index="i", output="o", top=0)
+
+
+def test_index_job_rejects_a_bad_command_line_before_spark(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "jobs"))
+    import index as index_job
+
+    assert index_job.main(["query", "--queries", "q.jsonl", "--index", "idx"]) == 2
+    assert "index.py: error: config key 'output'" in capsys.readouterr().err
+    assert (
+        index_job.main(["query", "--queries", "q", "--index", "i", "--output", "o", "--top", "0"])
+        == 2
+    )
+    assert "config key 'top'" in capsys.readouterr().err

@@ -346,3 +346,8 @@ def test_next_batch_refuses_numbers_past_the_seq_range() -> None:
         new_manifest("ditto/2", DITTO, k=3), Batch("b", last - 1, "batches/y", 1, 0, 0.0)
     )
     assert next_batch(almost, "last")[0] == last
+
+
+def test_an_unknown_filesystem_is_an_error_naming_the_location() -> None:
+    with pytest.raises(IndexStoreError, match="cannot open index location 'bogus://x/y'"):
+        open_index("bogus://x/y")

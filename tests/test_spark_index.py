@@ -306,3 +306,28 @@ def test_update_index_grows_the_index_and_reruns_are_idempotent(
     c = _write(tmp_path / "c.jsonl", again)
     s3 = _dedup(spark, c, tmp_path / "o4", against=str(index), **settings)
     assert s3.kept == 0 and s3.index_matches == len(again) == 5
+
+
+def test_hot_indexed_buckets_match_through_their_hub(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from pyspark.sql import functions as F
+
+    from neardup_udfs.stages.index import IndexReader, match_index
+    from neardup_udfs.udfs import exact_key_udf
+
+    text = "the same page, crawled from six mirrors under six different urls, word for word"
+    copies = [(f"mirror{i}", text) for i in range(6)]
+    index = tmp_path / "index"
+    _index(spark, "build", _write(tmp_path / "m.jsonl", copies), index, method="simhash")
+    reader = IndexReader(spark, str(index), index_store.open_index(str(index)))
+    new = spark.createDataFrame([("new", text)], "doc_id string, text string")
+    docs = new.select(
+        "doc_id",
+        exact_key_udf(SIMHASH)(F.col("text")).alias("exact_key"),
+        F.lit(SIMHASH.fingerprint(text) - 2**64 * (SIMHASH.fingerprint(text) >= 2**63))
+        .cast("bigint")
+        .alias("fingerprint"),
+    )
+    every = match_index(reader, docs, k=3, threshold=0.7, hot_bucket_size=1000)
+    assert sorted(r.indexed_id for r in every.collect()) == [i for i, _ in copies]
+    hub = match_index(reader, docs, k=3, threshold=0.7, hot_bucket_size=3)
+    assert [(r.indexed_id, r.distance) for r in hub.collect()] == [("mirror0", 0)]

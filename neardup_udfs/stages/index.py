@@ -6,20 +6,17 @@ from __future__ import annotations
 import logging
 import posixpath
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import ArrayType, LongType
 
 from neardup_udfs import index_store
 from neardup_udfs.index_query import near_ranked, similar_ranked
 from neardup_udfs.index_store import EXACT_BAND, Batch, IndexManifest
-from neardup_udfs.kernels import lsh
 from neardup_udfs.schemas import (
     BAND,
     DISTANCE,
@@ -35,6 +32,7 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.stages.candidates import simhash_blocks
 from neardup_udfs.stages.verify import estimated_jaccard, hamming
+from neardup_udfs.udfs import prefix_keys_udf
 
 __all__ = [
     "DEPTH",
@@ -50,6 +48,7 @@ __all__ = [
 
 log = logging.getLogger("neardup.index")
 DEPTH = "depth"
+BROADCAST_SEQS = 4_000_000  # matched indexed documents up to which their lookup is broadcast
 
 
 def _value_col(kind: str) -> str:
@@ -59,20 +58,6 @@ def _value_col(kind: str) -> str:
 def exact_band_key(exact_key: Column) -> Column:
     """The keys/ entry of an exact key (band -1): its first 64 bits as a signed bigint."""
     return F.conv(F.substring(exact_key, 1, 16), 16, -10).cast("bigint")
-
-
-def _prefix_keys_udf(bands: int, rows: int) -> Callable[[Column], Column]:
-    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
-    def prefix_keys(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
-        for sigs in batches:
-            matrix = np.zeros((len(sigs), bands * rows), dtype=np.int64)
-            for i, sig in enumerate(sigs):
-                matrix[i] = sig
-            keys = lsh.prefix_keys_batch(matrix.view(np.uint64), bands, rows)
-            flat = keys.reshape(len(sigs), bands * rows).view(np.int64)
-            yield pd.Series(list(flat), dtype=object)
-
-    return prefix_keys
 
 
 def index_keys(
@@ -104,9 +89,7 @@ def index_keys(
     else:
         bands, rows = int(manifest.shape["bands"]), int(manifest.shape["rows"])
         sigs = docs.where(~F.forall(F.col(SIGNATURE), lambda x: x == F.lit(-1)))
-        exploded = sigs.select(
-            id_col, F.posexplode(_prefix_keys_udf(bands, rows)(F.col(SIGNATURE)))
-        )
+        exploded = sigs.select(id_col, F.posexplode(prefix_keys_udf(bands, rows)(F.col(SIGNATURE))))
         lsh_rows = exploded.select(
             (F.col("pos") / rows).cast("int").alias(BAND),
             (F.col("pos") % rows + 1).cast("int").alias(DEPTH),
@@ -259,15 +242,24 @@ def match_index(
     """
     manifest = reader.manifest
     value = _value_col(manifest.kind)
+    # checkpointed: read twice below, and later plans start from these rows, not their plan
+    new_docs = new_docs.localCheckpoint()
     new_keys = index_keys(new_docs, manifest, id_col=DOC_ID, depths="full").drop(DEPTH)
+    new_keys = new_keys.localCheckpoint()
     stored = reader.keys(manifest.full_depth)
     matched = stored.join(new_keys.select(BAND, KEY).distinct(), [BAND, KEY], "left_semi")
-    sizes = matched.groupBy(BAND, KEY).agg(F.count("*").alias("__size"), F.min(SEQ).alias("__hub"))
-    usable = matched.join(sizes, [BAND, KEY]).where(
-        (F.col("__size") <= hot_bucket_size) | (F.col(SEQ) == F.col("__hub"))
+    bucket = Window.partitionBy(BAND, KEY)
+    usable = (
+        matched.withColumn("__size", F.count("*").over(bucket))
+        .withColumn("__hub", F.min(SEQ).over(bucket))
+        .where((F.col("__size") <= hot_bucket_size) | (F.col(SEQ) == F.col("__hub")))
     )
-    cross = new_keys.join(usable.select(BAND, KEY, SEQ), [BAND, KEY]).select(DOC_ID, SEQ).distinct()
-    indexed = reader.docs().join(cross.select(SEQ).distinct(), SEQ, "left_semi")
+    pairs = new_keys.join(usable.select(BAND, KEY, SEQ), [BAND, KEY]).select(DOC_ID, SEQ)
+    cross = pairs.distinct().localCheckpoint()
+    seqs = cross.select(SEQ).distinct()
+    if seqs.count() <= BROADCAST_SEQS:  # the index's documents are filtered, not shuffled
+        seqs = F.broadcast(seqs)
+    indexed = reader.docs().join(seqs, SEQ, "left_semi")
     theirs = indexed.select(
         SEQ,
         F.col(DOC_ID).alias(INDEXED_ID),
@@ -343,7 +335,7 @@ def query_similar(
     prefix_keys = keep(
         queries.select(
             "query_id",
-            F.posexplode(_prefix_keys_udf(trees, depth)(F.col(SIGNATURE))).alias("pos", KEY),
+            F.posexplode(prefix_keys_udf(trees, depth)(F.col(SIGNATURE))).alias("pos", KEY),
         ).select(
             "query_id",
             (F.col("pos") / depth).cast("int").alias(BAND),
