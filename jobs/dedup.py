@@ -327,7 +327,7 @@ def _update_index(
     report: dict[str, Any] = {
         "path": path,
         "batches_matched": [b.batch_id for b in against.reader_manifest.batches],
-        "documents_matched": against.reader_manifest.documents,
+        "indexed_documents": against.reader_manifest.documents,
         "matches": summary.index_matches,
     }
     if not config.update_index:
