@@ -847,6 +847,41 @@ def _hot_buckets(report: Mapping[str, Any]) -> str:
     return _section("hot-buckets", "Hot buckets", caption + table)
 
 
+def _index(report: Mapping[str, Any]) -> str | None:
+    """The index section (a ``--against`` run), or None when the run used no index."""
+    raw = report.get("index")
+    if not isinstance(raw, dict):
+        return None
+    batches = raw.get("batches_matched")
+    listed = [str(b) for b in batches] if isinstance(batches, list) else []
+    facts = [
+        ("Index", "index-path", raw.get("path", "—")),
+        ("Batches matched against", "index-batches", ", ".join(listed) or "none (a new index)"),
+        ("Indexed documents", "index-documents", _fmt_int(_int(raw.get("indexed_documents")))),
+        ("Removed as duplicates of the index", "index-matches", _fmt_int(_int(raw.get("matches")))),
+    ]
+    if "batch_id" in raw:
+        added = (
+            "already committed: nothing added"
+            if raw.get("already_committed")
+            else (f"{_fmt_int(_int(raw.get('added')))} kept documents")
+        )
+        facts += [
+            ("Added as batch", "index-batch-id", raw.get("batch_id", "—")),
+            ("Added", "index-added", added),
+            ("Indexed documents now", "index-after", _fmt_int(_int(raw.get("documents_after")))),
+        ]
+    dl = "".join(
+        f'<dt>{_esc(label)}</dt><dd><code id="{i}">{_esc(value)}</code></dd>'
+        for label, i, value in facts
+    )
+    note = (
+        '<p class="caption">Clusters with a member near an indexed document keep no member:'
+        " the index represents them (matches/ lists the pairs).</p>"
+    )
+    return _section("index", "Index", f'<dl class="facts">{dl}</dl>{note}')
+
+
 def _config(report: Mapping[str, Any]) -> str:
     """Section 6: the exact job config and the registered preset versions."""
     config = json.dumps(report.get("config", {}), indent=2, ensure_ascii=False, sort_keys=False)
@@ -931,8 +966,11 @@ _NAV = (
 )
 
 
-def _page(title: str, subtitle: str, sections: Sequence[str]) -> str:
-    nav = "".join(f'<a href="#{i}">{_esc(label)}</a>' for i, label in _NAV)
+def _page(
+    title: str, subtitle: str, sections: Sequence[str], extra_nav: Sequence[tuple[str, str]] = ()
+) -> str:
+    entries = (*_NAV[:1], *extra_nav, *_NAV[1:])
+    nav = "".join(f'<a href="#{i}">{_esc(label)}</a>' for i, label in entries)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -961,8 +999,10 @@ def build_report(output_dir: str | os.PathLike[str]) -> str:
     metric, scores = _read_scores(directory, config)
     samples = _read_samples(directory)
     method = config.get("method") or ("simhash" if metric == "distance" else "minhash")
+    index = _index(report)
     sections = [
         _summary(report),
+        *([index] if index is not None else []),
         _timings(_stages(report.get("seconds"))),
         _plots(report, metric, scores),
         _side_by_side(directory, samples),
@@ -970,7 +1010,8 @@ def build_report(output_dir: str | os.PathLike[str]) -> str:
         _config(report),
     ]
     subtitle = f"{method} deduplication of {config.get('input', '?')} → {directory}"
-    return _page("neardup report", subtitle, sections)
+    extra = [("index", "Index")] if index is not None else []
+    return _page("neardup report", subtitle, sections, extra)
 
 
 def write_report_html(output_dir: str | os.PathLike[str]) -> Path:

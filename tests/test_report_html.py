@@ -492,3 +492,30 @@ def test_cli_report_without_report_json_fails(
     captured = capsys.readouterr()
     assert str(empty) in captured.err and "report.json" in captured.err
     assert not (empty / "report.html").exists()
+
+
+def test_index_section_only_for_runs_against_an_index(tmp_path: Path) -> None:
+    plain = build_report(make_output(tmp_path / "plain", {"a": [("b", 0.9)]}))
+    assert 'id="index"' not in plain and 'href="#index"' not in plain
+    out = make_output(tmp_path / "against", {"a": [("b", 0.9)]})
+    report = json.loads((out / "report.json").read_text())
+    report["index"] = {
+        "path": "idx/<w48>",
+        "batches_matched": ["w46", "w47"],
+        "indexed_documents": 120000,
+        "matches": 907,
+        "batch_id": "w48",
+        "added": 3769,
+        "already_committed": False,
+        "documents_after": 123769,
+    }
+    (out / "report.json").write_text(json.dumps(report))
+    page = build_report(out)
+    text = elements(page).text
+    assert 'href="#index"' in page and "&lt;w48&gt;" in page and "<w48>" not in page
+    assert text["index-batches"] == "w46, w47" and text["index-documents"] == "120,000"
+    assert text["index-matches"] == "907" and text["index-added"] == "3,769 kept documents"
+    assert text["index-after"] == "123,769"
+    report["index"]["already_committed"] = True
+    (out / "report.json").write_text(json.dumps(report))
+    assert "already committed" in elements(build_report(out)).text["index-added"]

@@ -283,6 +283,8 @@ def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: 
     assert marked.where("is_representative").count() == 0 and marked.count() == s.index_matches
     report = json.loads((out / "report.json").read_text())
     assert report["index"]["matches"] == s.index_matches
+    assert "page_errors" not in json.loads((out / "_MANIFEST.json").read_text())
+    assert 'id="index-matches">' + f"{s.index_matches:,}" in (out / "report.html").read_text()
 
 
 def test_update_index_grows_the_index_and_reruns_are_idempotent(
