@@ -209,6 +209,14 @@ class IndexReader:
             out = out.unionByName(f)
         return out
 
+    def documents_of(self, seqs: DataFrame) -> DataFrame:
+        """:meth:`docs` of the given ``seq`` values only (a frame of distinct seqs). Up to
+        ``BROADCAST_SEQS`` of them are broadcast: the index's documents are then filtered
+        where they are read, not shuffled, so the cost follows the matches, not the index."""
+        if seqs.count() <= BROADCAST_SEQS:
+            seqs = F.broadcast(seqs)
+        return self.docs().join(seqs, SEQ, "left_semi")
+
     def docs(self) -> DataFrame:
         """``seq, doc_id, exact_key`` and the fingerprint or signature of every document."""
         value = _value_col(self.manifest.kind)
@@ -256,10 +264,7 @@ def match_index(
     )
     pairs = new_keys.join(usable.select(BAND, KEY, SEQ), [BAND, KEY]).select(DOC_ID, SEQ)
     cross = pairs.distinct().localCheckpoint()
-    seqs = cross.select(SEQ).distinct()
-    if seqs.count() <= BROADCAST_SEQS:  # the index's documents are filtered, not shuffled
-        seqs = F.broadcast(seqs)
-    indexed = reader.docs().join(seqs, SEQ, "left_semi")
+    indexed = reader.documents_of(cross.select(SEQ).distinct())
     theirs = indexed.select(
         SEQ,
         F.col(DOC_ID).alias(INDEXED_ID),
@@ -289,7 +294,8 @@ def _grouped_candidates(reader: IndexReader, query_keys: DataFrame, depth: int) 
     """``query_id, seq, doc_id, <value>``: indexed documents sharing a key at ``depth``."""
     value = _value_col(reader.manifest.kind)
     hits = query_keys.join(reader.keys(depth), [BAND, KEY]).select("query_id", SEQ).distinct()
-    docs = reader.docs().join(hits.select(SEQ).distinct(), SEQ, "left_semi")
+    hits = hits.localCheckpoint()  # read twice: for the documents, and joined with them
+    docs = reader.documents_of(hits.select(SEQ).distinct())
     return hits.join(docs.select(SEQ, DOC_ID, value), SEQ)
 
 
