@@ -139,7 +139,8 @@ class LocalIndex:
         self.path = path
         self.manifest: IndexManifest = open_index(path)
         self._fs, root = filesystem(path)
-        dirs = [posixpath.join(root, b.dir) for b in self.manifest.batches]
+        # an empty batch (every document of its crawl was a duplicate) has no files to read
+        dirs = [posixpath.join(root, b.dir) for b in self.manifest.batches if b.documents]
         self._keys = [self._dataset(posixpath.join(d, "keys"), "hive") for d in dirs]
         self._docs = [self._dataset(posixpath.join(d, "docs"), None) for d in dirs]
 

@@ -306,8 +306,14 @@ def test_update_index_grows_the_index_and_reruns_are_idempotent(
     indexed = _ids(spark, tmp_path / "o2", "docs")
     again = [d for d in new if d[0] in indexed][:5]  # indexed documents, as a new batch
     c = _write(tmp_path / "c.jsonl", again)
-    s3 = _dedup(spark, c, tmp_path / "o4", against=str(index), **settings)
+    s3 = _dedup(spark, c, tmp_path / "o4", against=str(index), update_index=True, **settings)
     assert s3.kept == 0 and s3.index_matches == len(again) == 5
+    empty = index_store.open_index(str(index)).batches[-1]
+    assert (empty.batch_id, empty.documents) == (str(c), 0)  # committed, with nothing in it
+    s4 = _dedup(spark, b, tmp_path / "o5", against=str(index), **settings)  # still readable
+    assert s4.kept == 0 and s4.index_matches == len(new)
+    fp = SIMHASH.fingerprint(again[0][1])
+    assert again[0][0] in {m.id for m in LocalIndex(str(index)).near(fp, 0)}
 
 
 def test_hot_indexed_buckets_match_through_their_hub(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -193,8 +193,10 @@ class IndexReader:
         self.spark, self.path, self.manifest = spark, path, manifest
 
     def _dirs(self, sub: str) -> list[str]:
+        """``sub`` of every committed batch with documents (an empty batch, e.g. a crawl
+        whose every document duplicated the index, wrote no Parquet files to read)."""
         root = self.path.rstrip("/")
-        return [posixpath.join(root, b.dir, sub) for b in self.manifest.batches]
+        return [posixpath.join(root, b.dir, sub) for b in self.manifest.batches if b.documents]
 
     def keys(self, depth: int) -> DataFrame:
         """``band, key, seq`` of the stored keys at ``depth`` (each scan reads one depth)."""
