@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from neardup_udfs import index_store
 from neardup_udfs.config import OUTPUTS, DedupConfig, load_config
 from neardup_udfs.index_store import IndexManifest, IndexStoreError
-from neardup_udfs.io import InputError, read_input
+from neardup_udfs.io import InputError
 from neardup_udfs.report_html import write_report_html
 from neardup_udfs.runtime import (
     Cache,
@@ -34,6 +34,7 @@ from neardup_udfs.runtime import (
     begin_output,
     counts_of,
     job_main,
+    read_checked,
     write_frames,
     write_report,
 )
@@ -41,12 +42,10 @@ from neardup_udfs.schemas import (
     CLUSTER_ID,
     DOC_ID,
     EXACT_KEY,
-    FINGERPRINT,
     INDEXED_ID,
     IS_REPRESENTATIVE,
     LEADER,
     SEQ,
-    SIGNATURE,
     TEXT,
     A,
     B,
@@ -55,8 +54,7 @@ from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
 from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
-from neardup_udfs.stages.index import IndexReader, add_batch, match_index
-from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
 from neardup_udfs.stages.samples import sample_clusters
 from neardup_udfs.stages.select import select_representatives
 from neardup_udfs.stages.verify import verify
@@ -143,12 +141,9 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     begin_output(config.output)
 
     with clock.stage("read") as rows:
-        raw, text_col = read_input(
-            spark, config.input, config.input_format, config.id_col, config.text_col
-        )
-        split = split_rejects(raw, text_col, config.max_text_bytes)
-        good, n_good, rejects, summary.rejected = cache.split(split)
-        summary.input = n_good + summary.rejected
+        read = read_checked(spark, config, cache)
+        good, n_good, rejects, text_col = read.good, read.n_good, read.rejects, read.text_col
+        summary.input, summary.rejected = read.rows, read.n_rejected
         rows.rows_in, rows.rows_out = summary.input, n_good
 
     with clock.stage("exact") as rows:
@@ -188,7 +183,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     matches = None
     if against is not None:
         with clock.stage("against") as rows:
-            value = FINGERPRINT if pipeline.kind == "simhash" else SIGNATURE
+            value = value_col(pipeline.kind)
             new_docs = sketches.join(members.select(DOC_ID, EXACT_KEY), DOC_ID)
             reader = IndexReader(spark, config.against or "", against.reader_manifest)
             found = match_index(

@@ -24,7 +24,7 @@ from pyspark.sql import functions as F
 from neardup_udfs import index_store
 from neardup_udfs.config import IndexConfig, load_index_config
 from neardup_udfs.index_store import IndexStoreError
-from neardup_udfs.io import InputError, read_input
+from neardup_udfs.io import InputError
 from neardup_udfs.presets import resolve
 from neardup_udfs.runtime import (
     Cache,
@@ -33,13 +33,13 @@ from neardup_udfs.runtime import (
     begin_output,
     counts_of,
     job_main,
+    read_checked,
     write_frames,
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, EXACT_KEY, TEXT
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
-from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.udfs import exact_key_udf
 
 log = logging.getLogger("neardup.index")
@@ -95,13 +95,9 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
     manifest = previous or index_store.new_manifest(config.preset_name, pipeline, config.k)
     summary.pipeline = pipeline.id
     with clock.stage("read") as rows:
-        raw, text_col = read_input(
-            spark, config.input, config.input_format, config.id_col, config.text_col
-        )
-        good, n_good, rejects, summary.rejected = cache.split(
-            split_rejects(raw, text_col, config.max_text_bytes)
-        )
-        summary.input = n_good + summary.rejected
+        read = read_checked(spark, config, cache)
+        good, n_good, rejects = read.good, read.n_good, read.rejects
+        summary.input, summary.rejected = read.rows, read.n_rejected
         rows.rows_in, rows.rows_out = summary.input, n_good
 
     with clock.stage("index") as rows:
@@ -134,13 +130,9 @@ def _query(
     summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
     begin_output(config.output)
     with clock.stage("read") as rows:
-        raw, text_col = read_input(
-            spark, config.input, config.input_format, config.id_col, config.text_col
-        )
-        good, n_good, rejects, summary.rejected = cache.split(
-            split_rejects(raw, text_col, config.max_text_bytes)
-        )
-        summary.input, summary.queries = n_good + summary.rejected, n_good
+        read = read_checked(spark, config, cache)
+        good, n_good, rejects = read.good, read.n_good, read.rejects
+        summary.input, summary.rejected, summary.queries = read.rows, read.n_rejected, n_good
         rows.rows_in, rows.rows_out = summary.input, n_good
     with clock.stage("query") as rows:
         queries = sketch(good.select(DOC_ID, TEXT), pipeline).withColumnRenamed(DOC_ID, "query_id")

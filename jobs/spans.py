@@ -21,7 +21,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig, load_spans_config
-from neardup_udfs.io import InputError, read_input
+from neardup_udfs.io import InputError
 from neardup_udfs.runtime import (
     Cache,
     StageClock,
@@ -29,11 +29,11 @@ from neardup_udfs.runtime import (
     begin_output,
     counts_of,
     job_main,
+    read_checked,
     write_frames,
     write_report,
 )
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
-from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     aligned_spans,
@@ -85,11 +85,9 @@ def _read(
     spark: SparkSession, config: SpansConfig, path: str, cache: Cache
 ) -> tuple[DataFrame, DataFrame, int]:
     """Accepted documents (``doc_id, text``), rejects (with ``source`` = path), rows read."""
-    raw, text_col = read_input(spark, path, config.input_format, config.id_col, config.text_col)
-    split = split_rejects(raw, text_col, config.max_text_bytes)
-    good, n_good, rejects, n_rejected = cache.split(split)
-    good, rejects = good.select(DOC_ID, TEXT), rejects.withColumn("source", F.lit(path))
-    return good, rejects, n_good + n_rejected
+    read = read_checked(spark, config, cache, path)
+    rejects = read.rejects.withColumn("source", F.lit(path))
+    return read.good.select(DOC_ID, TEXT), rejects, read.rows
 
 
 def _pairs(spark: SparkSession, path: str) -> DataFrame:

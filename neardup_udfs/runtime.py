@@ -19,11 +19,12 @@ from pyspark.sql import DataFrame, SparkSession
 
 from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, InputConfig
-from neardup_udfs.io import INPUT_FORMATS, InputError, write_manifest
-from neardup_udfs.stages.rejects import Split
+from neardup_udfs.io import INPUT_FORMATS, InputError, read_input, write_manifest
+from neardup_udfs.stages.rejects import Split, split_rejects
 
 __all__ = [
     "Cache",
+    "Checked",
     "LostRecords",
     "StageClock",
     "StageRows",
@@ -31,6 +32,7 @@ __all__ = [
     "begin_output",
     "counts_of",
     "job_main",
+    "read_checked",
     "write_frames",
     "write_report",
 ]
@@ -98,6 +100,35 @@ class Cache:
         for df in self.frames:
             df.unpersist()
         self.frames.clear()
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A job's input, read once: accepted rows, rejects, their counts, the text column."""
+
+    good: DataFrame  # every input column, plus doc_id and text
+    n_good: int
+    rejects: DataFrame  # doc_id, reason
+    n_rejected: int
+    text_col: str  # the input's own name of the text column
+
+    @property
+    def rows(self) -> int:
+        return self.n_good + self.n_rejected
+
+
+def read_checked(
+    spark: SparkSession, config: InputConfig, cache: Cache, path: str | None = None
+) -> Checked:
+    """``path`` (default ``config.input``) read as ``config`` says, split into accepted rows
+    and rejects (``split_rejects``), read and ranked once (``Cache.split``)."""
+    raw, text_col = read_input(
+        spark, path or config.input, config.input_format, config.id_col, config.text_col
+    )
+    good, n_good, rejects, n_rejected = cache.split(
+        split_rejects(raw, text_col, config.max_text_bytes)
+    )
+    return Checked(good, n_good, rejects, n_rejected, text_col)
 
 
 def begin_output(output: str) -> None:

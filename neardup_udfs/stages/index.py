@@ -44,6 +44,7 @@ __all__ = [
     "match_index",
     "query_near",
     "query_similar",
+    "value_col",
 ]
 
 log = logging.getLogger("neardup.index")
@@ -51,7 +52,8 @@ DEPTH = "depth"
 BROADCAST_SEQS = 4_000_000  # matched indexed documents up to which their lookup is broadcast
 
 
-def _value_col(kind: str) -> str:
+def value_col(kind: str) -> str:
+    """The column holding a ``kind`` pipeline's value: ``fingerprint`` or ``signature``."""
     return FINGERPRINT if kind == "simhash" else SIGNATURE
 
 
@@ -158,7 +160,7 @@ def add_batch(
     removed = index_store.remove_uncommitted(path, previous)
     number, rel = index_store.next_batch(manifest, batch_id)
     root = path.rstrip("/") + "/" + rel
-    value = _value_col(manifest.kind)
+    value = value_col(manifest.kind)
     # checkpointed: the batch's plan starts from its rows (a dedup run's plan is deep, and
     # Spark renders every written plan as a string)
     rows = docs.select(DOC_ID, EXACT_KEY, value).localCheckpoint()
@@ -221,7 +223,7 @@ class IndexReader:
 
     def docs(self) -> DataFrame:
         """``seq, doc_id, exact_key`` and the fingerprint or signature of every document."""
-        value = _value_col(self.manifest.kind)
+        value = value_col(self.manifest.kind)
         dirs = self._dirs("docs")
         if not dirs:
             vtype = "bigint" if value == FINGERPRINT else "array<bigint>"
@@ -251,7 +253,7 @@ def match_index(
         the full depth only, and the documents of matched keys only.
     """
     manifest = reader.manifest
-    value = _value_col(manifest.kind)
+    value = value_col(manifest.kind)
     # checkpointed: read twice below, and later plans start from these rows, not their plan
     new_docs = new_docs.localCheckpoint()
     new_keys = index_keys(new_docs, manifest, id_col=DOC_ID, depths="full").drop(DEPTH)
@@ -294,7 +296,7 @@ def match_index(
 
 def _grouped_candidates(reader: IndexReader, query_keys: DataFrame, depth: int) -> DataFrame:
     """``query_id, seq, doc_id, <value>``: indexed documents sharing a key at ``depth``."""
-    value = _value_col(reader.manifest.kind)
+    value = value_col(reader.manifest.kind)
     hits = query_keys.join(reader.keys(depth), [BAND, KEY]).select("query_id", SEQ).distinct()
     hits = hits.localCheckpoint()  # read twice: for the documents, and joined with them
     docs = reader.documents_of(hits.select(SEQ).distinct())
