@@ -15,6 +15,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -25,7 +26,6 @@ from neardup_udfs.config import (
     BoilerplateConfig,
     load_boilerplate_config,
 )
-from neardup_udfs.io import InputError, read_input
 from neardup_udfs.runtime import (
     Cache,
     LostRecords,
@@ -34,11 +34,11 @@ from neardup_udfs.runtime import (
     begin_output,
     counts_of,
     job_main,
+    read_checked,
     write_frames,
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, TEXT
-from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     cover_regions,
@@ -65,6 +65,7 @@ class Summary:
     bytes_removed: int = 0
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
 
 
 def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
@@ -90,17 +91,16 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
     group = config.group_col
 
     with clock.stage("read"):
-        raw, text_col = read_input(
-            spark, config.input, config.input_format, config.id_col, config.text_col
+        require = [("group_col", group)] if group is not None else []
+        read = read_checked(spark, config, cache, require=require)
+        good, n_good, rejects, summary.rejected = (
+            read.good,
+            read.n_good,
+            read.rejects,
+            read.n_rejected,
         )
-        if group is not None and group not in raw.columns:
-            raise InputError(
-                f"group_col {group!r} is not a column of the input "
-                f"(columns: {', '.join(raw.columns)})"
-            )
-        split = split_rejects(raw, text_col, config.max_text_bytes)
-        good, n_good, rejects, summary.rejected = cache.split(split)
-        summary.input = n_good + summary.rejected
+        summary.input, summary.input_stats = read.rows, read.stats
+        text_col = read.text_col
 
     with clock.stage("fingerprint"):
         fps = fingerprints(good, config.k, config.w)
@@ -148,6 +148,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
         seconds=summary.seconds,
         pipeline=(summary.pipeline, WINNOW_VERSION),
         config=config,
+        input=summary.input_stats,
         removed_fraction=round(summary.bytes_removed / summary.bytes_in, 6)
         if summary.bytes_in
         else 0.0,

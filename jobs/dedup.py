@@ -81,6 +81,7 @@ class Summary:
     index_added: int = 0  # --update-index: documents appended to the index
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
 
 
 def run(spark: SparkSession, config: DedupConfig) -> Summary:
@@ -144,6 +145,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         read = read_checked(spark, config, cache)
         good, n_good, rejects, text_col = read.good, read.n_good, read.rejects, read.text_col
         summary.input, summary.rejected = read.rows, read.n_rejected
+        summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
 
     with clock.stage("exact") as rows:
@@ -267,6 +269,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         pipeline=(pipeline.id, pipeline.version),
         config=config,
         pages=[write_report_html],
+        input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         bands=bands,
         **({"index": index_report} if index_report is not None else {}),

@@ -17,6 +17,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -58,6 +59,7 @@ class Summary:
     queries: int = 0
     results: int = 0
     pipeline: str = ""
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -98,6 +100,7 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
         read = read_checked(spark, config, cache)
         good, n_good, rejects = read.good, read.n_good, read.rejects
         summary.input, summary.rejected = read.rows, read.n_rejected
+        summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
 
     with clock.stage("index") as rows:
@@ -133,6 +136,7 @@ def _query(
         read = read_checked(spark, config, cache)
         good, n_good, rejects = read.good, read.n_good, read.rejects
         summary.input, summary.rejected, summary.queries = read.rows, read.n_rejected, n_good
+        summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
     with clock.stage("query") as rows:
         queries = sketch(good.select(DOC_ID, TEXT), pipeline).withColumnRenamed(DOC_ID, "query_id")
@@ -158,6 +162,7 @@ def _query(
         pipeline=(pipeline.id, pipeline.version),
         config=config,
         index=index_store.describe(manifest),
+        input=summary.input_stats,
     )
     return summary
 

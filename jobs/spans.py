@@ -16,6 +16,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -60,6 +61,7 @@ class Summary:
     hot_hashes: int = 0  # provenance: hashes skipped (> max_doc_freq occurrences in the corpus)
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
 
 
 def run(spark: SparkSession, config: SpansConfig) -> Summary:
@@ -82,10 +84,12 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
 
 
 def _read(
-    spark: SparkSession, config: SpansConfig, path: str, cache: Cache
+    spark: SparkSession, config: SpansConfig, path: str, cache: Cache, summary: Summary
 ) -> tuple[DataFrame, DataFrame, int]:
-    """Accepted documents (``doc_id, text``), rejects (with ``source`` = path), rows read."""
+    """Accepted documents (``doc_id, text``), rejects (with ``source`` = path), rows read;
+    the input's report under ``summary.input_stats[path]``."""
     read = read_checked(spark, config, cache, path)
+    summary.input_stats[path] = read.stats
     rejects = read.rejects.withColumn("source", F.lit(path))
     return read.good.select(DOC_ID, TEXT), rejects, read.rows
 
@@ -116,9 +120,11 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
     k, w = config.k, config.w
 
     with clock.stage("read"):
-        docs, rejects, summary.input = _read(spark, config, config.input, cache)
+        docs, rejects, summary.input = _read(spark, config, config.input, cache, summary)
         if config.query:
-            queries, query_rejects, summary.query = _read(spark, config, config.query, cache)
+            queries, query_rejects, summary.query = _read(
+                spark, config, config.query, cache, summary
+            )
             rejects = rejects.unionByName(query_rejects)
         summary.rejected = rejects.count()
 
@@ -171,6 +177,7 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
         pipeline=(summary.pipeline, WINNOW_VERSION),
         config=config,
         mode=mode,
+        input=summary.input_stats,
     )
     return summary
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 from neardup_udfs.io import INPUT_FORMATS
 from neardup_udfs.kernels import lsh
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
+from neardup_udfs.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, WarcOptions
 
 __all__ = [
     "BoilerplateConfig",
@@ -55,6 +56,12 @@ class InputConfig:
     id_col: str | None = None
     text_col: str = "text"
     max_text_bytes: int = 10_000_000
+    html_extractor: str = "raw"  # warc/wet: raw | resiliparse
+    warc_content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
+
+    def warc_options(self) -> WarcOptions:
+        """How WARC/WET records become documents under this config."""
+        return WarcOptions(self.warc_content_types, self.html_extractor, self.max_text_bytes)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -152,8 +159,22 @@ def _check_input(c: InputConfig, need_output: bool = True) -> None:
         raise _fail("input", "an input path is required")
     if need_output and not c.output:
         raise _fail("output", "an output directory is required")
-    _check_choices({"input_format": (c.input_format, INPUT_FORMATS)})
+    _check_choices(
+        {
+            "input_format": (c.input_format, INPUT_FORMATS),
+            "html_extractor": (c.html_extractor, EXTRACTORS),
+        }
+    )
     _check_positive(c, ["max_text_bytes"])
+    if not c.warc_content_types:
+        raise _fail("warc_content_types", "name at least one media type")
+    if c.html_extractor == "resiliparse":
+        try:
+            import resiliparse.extract.html2text  # noqa: F401
+        except ImportError:
+            raise _fail(
+                "html_extractor", "'resiliparse' needs: pip install 'neardup[extract]'"
+            ) from None
 
 
 def _check_outputs(outputs: Sequence[str], allowed: Sequence[str]) -> None:

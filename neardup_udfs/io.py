@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
-from typing import Any
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
 
+import pandas as pd
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.warc import SCHEMA_DDL, WarcOptions, record_batches
 
-__all__ = ["INPUT_FORMATS", "InputError", "read_documents", "read_input", "write_manifest"]
+__all__ = [
+    "INPUT_FORMATS",
+    "InputError",
+    "open_uri",
+    "read_documents",
+    "read_input",
+    "read_warc",
+    "write_manifest",
+]
 
-INPUT_FORMATS = ("text", "jsonl", "parquet")
+INPUT_FORMATS = ("text", "jsonl", "parquet", "warc", "wet")
+WARC_FORMATS = ("warc", "wet")
 
 
 class InputError(ValueError):
@@ -55,7 +67,12 @@ def read_documents(
 
 
 def read_input(
-    spark: SparkSession, path: str, fmt: str, id_col: str | None, text_col: str
+    spark: SparkSession,
+    path: str,
+    fmt: str,
+    id_col: str | None,
+    text_col: str,
+    warc: WarcOptions | None = None,
 ) -> tuple[DataFrame, str]:
     """The input with all its columns, plus ``doc_id`` (string); and the name of its text column.
 
@@ -65,9 +82,21 @@ def read_input(
         text being ``content`` and the id the file's URI. ``jsonl`` / ``parquet``: the id is
         ``id_col`` when given, else ``<file URI>:<record index>`` (0-based, in file order) --
         stable across runs and partitionings, never ``monotonically_increasing_id``.
+        ``warc`` / ``wet``: see :func:`read_warc` (``id_col`` may name one of its columns,
+        e.g. ``url``; ``text_col`` does not apply).
     """
     if fmt not in INPUT_FORMATS:
         raise InputError(f"input format {fmt!r} is not one of {', '.join(INPUT_FORMATS)}")
+    if fmt in WARC_FORMATS:
+        df = read_warc(spark, path, warc or WarcOptions())
+        if id_col and id_col != DOC_ID:
+            if id_col not in df.columns:
+                raise InputError(
+                    f"--id-col {id_col!r} is not a column of WARC input "
+                    f"(columns: {', '.join(df.columns)})"
+                )
+            df = df.withColumn(DOC_ID, F.col(id_col))
+        return df, TEXT
     try:
         if fmt == "text":
             df = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(path)
@@ -98,6 +127,53 @@ def read_input(
         .drop("__file", "__start", "__seq")
     )
     return with_id, text_col
+
+
+def read_warc(spark: SparkSession, path: str, options: WarcOptions) -> DataFrame:
+    """Every record of the WARC/WET files at ``path`` (a file, a directory read recursively,
+    or a glob) as one row (``warc.COLUMNS``); rows with ``read_error`` set are not documents.
+
+    Notes:
+        The driver only lists the files; each is read as a stream by one task on an
+        executor (``local``, ``hdfs://``, ``s3://`` / ``s3a://`` and any filesystem pyarrow
+        knows), ``rows`` at a time, so a file's size does not bound memory.
+    """
+    try:
+        files = (
+            spark.read.format("binaryFile")
+            .option("recursiveFileLookup", "true")
+            .load(path)
+            .select("path", "length")  # the content column is never read
+        )
+        n_files = files.count()
+    except AnalysisException as e:
+        if "PATH_NOT_FOUND" in str(e) or "does not exist" in str(e):
+            raise InputError(f"input path {path!r} does not exist") from None
+        raise
+    if n_files == 0:
+        raise InputError(f"input path {path!r} holds no files")
+
+    def read(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for pdf in batches:
+            listed = zip(pdf["path"].tolist(), pdf["length"].tolist(), strict=True)
+            yield from record_batches(listed, open_uri, options)
+
+    one_file_per_task = files.repartitionByRange(min(n_files, 100_000), "path")
+    return one_file_per_task.mapInPandas(read, SCHEMA_DDL)
+
+
+def open_uri(uri: str) -> tuple[IO[bytes], int]:
+    """A seekable binary stream over the file at a Spark path URI, and its size in bytes."""
+    parsed = urllib.parse.urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        local = urllib.parse.unquote(parsed.path)
+        return open(local, "rb"), os.path.getsize(local)
+    from pyarrow import fs
+
+    target = "s3" + uri[len("s3a") :] if parsed.scheme in ("s3a", "s3n") else uri
+    filesystem, inner = fs.FileSystem.from_uri(target)
+    stream = filesystem.open_input_file(inner)
+    return stream, stream.size()
 
 
 def write_manifest(output_dir: str, manifest: Mapping[str, Any]) -> str:

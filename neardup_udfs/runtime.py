@@ -16,10 +16,12 @@ from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, InputConfig
 from neardup_udfs.io import INPUT_FORMATS, InputError, read_input, write_manifest
+from neardup_udfs.schemas import LOST_BYTES, REASON
 from neardup_udfs.stages.rejects import Split, split_rejects
 
 __all__ = [
@@ -111,6 +113,7 @@ class Checked:
     rejects: DataFrame  # doc_id, reason
     n_rejected: int
     text_col: str  # the input's own name of the text column
+    stats: dict[str, Any]  # report.json's "input": rejects by reason, unreadable bytes
 
     @property
     def rows(self) -> int:
@@ -118,17 +121,54 @@ class Checked:
 
 
 def read_checked(
-    spark: SparkSession, config: InputConfig, cache: Cache, path: str | None = None
+    spark: SparkSession,
+    config: InputConfig,
+    cache: Cache,
+    path: str | None = None,
+    require: Iterable[tuple[str, str]] = (),
 ) -> Checked:
     """``path`` (default ``config.input``) read as ``config`` says, split into accepted rows
-    and rejects (``split_rejects``), read and ranked once (``Cache.split``)."""
+    and rejects (``split_rejects``), read and ranked once (``Cache.split``).
+
+    ``require``: (config key, column) pairs the input must have, else :class:`InputError`
+    naming the key."""
     raw, text_col = read_input(
-        spark, path or config.input, config.input_format, config.id_col, config.text_col
+        spark,
+        path or config.input,
+        config.input_format,
+        config.id_col,
+        config.text_col,
+        config.warc_options(),
     )
-    good, n_good, rejects, n_rejected = cache.split(
-        split_rejects(raw, text_col, config.max_text_bytes)
+    for key, column in require:
+        if column not in raw.columns:
+            raise InputError(
+                f"{key} {column!r} is not a column of the input (columns: {', '.join(raw.columns)})"
+            )
+    split = split_rejects(raw, text_col, config.max_text_bytes)
+    good, n_good, rejects, n_rejected = cache.split(split)
+    return Checked(good, n_good, rejects, n_rejected, text_col, input_stats(split.tagged))
+
+
+def input_stats(tagged: DataFrame, top: int = 50) -> dict[str, Any]:
+    """What report.json says about the input: rejected rows by reason (the ``top`` most
+    frequent) and, for readers that can lose bytes (WARC), the bytes they could not read."""
+    rows = (
+        tagged.where(F.col(REASON).isNotNull())
+        .groupBy(REASON)
+        .count()
+        .orderBy(F.col("count").desc(), REASON)
+        .limit(top)
+        .collect()
     )
-    return Checked(good, n_good, rejects, n_rejected, text_col)
+    stats: dict[str, Any] = {"rejects_by_reason": {r[REASON]: int(r["count"]) for r in rows}}
+    if LOST_BYTES in tagged.columns:
+        lost = tagged.agg(
+            F.sum(LOST_BYTES).alias("bytes"), F.countDistinct("path").alias("files")
+        ).first()
+        stats["files"] = int(lost["files"] or 0) if lost else 0
+        stats["unreadable_bytes"] = int(lost["bytes"] or 0) if lost else 0
+    return stats
 
 
 def begin_output(output: str) -> None:
@@ -164,6 +204,15 @@ def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
     p.add_argument("--id-col", dest="id_col", help="id column (default: file URI:record index)")
     p.add_argument("--text-col", dest="text_col")
     p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
+    p.add_argument(
+        "--html-extractor", dest="html_extractor", help="warc/wet HTML to text: raw | resiliparse"
+    )
+    p.add_argument(
+        "--warc-content-types",
+        dest="warc_content_types",
+        type=lambda v: tuple(v.split(",")),
+        help="warc/wet media types read as documents (comma-separated)",
+    )
     p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
 
 
@@ -255,4 +304,8 @@ def job_main(
 
 def counts_of(summary: Any, *skip: str) -> dict[str, Any]:
     """A job summary dataclass's integer counts (``seconds``, ``pipeline`` and ``skip`` out)."""
-    return {k: v for k, v in asdict(summary).items() if k not in ("seconds", "pipeline", *skip)}
+    return {
+        k: v
+        for k, v in asdict(summary).items()
+        if k not in ("seconds", "pipeline", "input_stats", *skip)
+    }

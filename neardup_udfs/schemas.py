@@ -8,6 +8,8 @@ FINGERPRINT = "fingerprint"  # bigint: the two's-complement view of the unsigned
 FINGERPRINT_HEX = "fingerprint_hex"  # 16 lowercase hex digits
 PIPELINE = "pipeline"  # the pipeline id the fingerprint was made with
 REASON = "reason"
+READ_ERROR = "read_error"  # set by a reader (WARC) on rows that are not documents: the reason
+LOST_BYTES = "lost_bytes"  # bytes of an input file a reader could not read (WARC)
 
 FINGERPRINTS_DDL = (
     f"{DOC_ID} string, {FINGERPRINT} bigint, {FINGERPRINT_HEX} string, {PIPELINE} string"

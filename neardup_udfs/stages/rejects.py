@@ -8,7 +8,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, StringType
 
-from neardup_udfs.schemas import DOC_ID, REASON, TEXT
+from neardup_udfs.schemas import DOC_ID, LOST_BYTES, READ_ERROR, REASON, TEXT
 
 __all__ = ["Split", "split_rejects"]
 
@@ -24,10 +24,12 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
     """Split ``df`` (with ``doc_id``) into processable rows and rejects.
 
     Notes:
-        Reasons, first match wins: ``null doc_id``; ``text column is <type>, not a string``
-        (every row, when the column's type is neither string nor binary); ``null text``;
-        ``text larger than N bytes``; ``duplicate doc_id`` (all rows of a repeated id but
-        one: the smallest text, so the choice does not depend on partitioning). Every input
+        Reasons, first match wins: the reader's own (``read_error``, when the input has that
+        column: a WARC record that is not a document); ``null doc_id``; ``text column is
+        <type>, not a string`` (every row, when the column's type is neither string nor
+        binary); ``null text``; ``text larger than N bytes``; ``duplicate doc_id`` (all rows
+        of a repeated id but one: the smallest text, so the choice does not depend on
+        partitioning). Every input
         row ends in exactly one of ``good`` (with all its columns, and ``text``) and
         ``rejects``. Both are filters of ``tagged``: persist it, and the input is read and
         ranked once for both.
@@ -38,8 +40,10 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
     base = df.withColumn(TEXT, text)
     order = Window.partitionBy(DOC_ID).orderBy(F.col(TEXT).asc_nulls_last())
     ranked = base.withColumn("__rank", F.row_number().over(order))
+    read_error = F.col(READ_ERROR) if READ_ERROR in df.columns else F.lit(None).cast("string")
     reason = (
-        F.when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
+        F.when(read_error.isNotNull(), read_error)
+        .when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
         .when(F.lit(not typed), F.lit(f"text column is {dtype.simpleString()}, not a string"))
         .when(F.col(TEXT).isNull(), F.lit("null text"))
         .when(
@@ -49,6 +53,6 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
         .when(F.col("__rank") > 1, F.lit("duplicate doc_id"))
     )
     tagged = ranked.withColumn(REASON, reason).drop("__rank")
-    good = tagged.where(F.col(REASON).isNull()).drop(REASON)
+    good = tagged.where(F.col(REASON).isNull()).drop(REASON, READ_ERROR, LOST_BYTES)
     rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
     return Split(good, rejects, tagged)

@@ -1,0 +1,208 @@
+"""WARC and WET input for the jobs: the same clusters as the same documents given as JSON
+lines, every record accounted for, damaged files reported by how much they lost."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dedup_corpus import planted
+from warc_corpus import Crawl, add_odd_records, corrupt, record_id, write_documents, write_wet
+from warcio.archiveiterator import ArchiveIterator
+
+from neardup_udfs.config import ConfigError, load_boilerplate_config, load_config
+from neardup_udfs.io import InputError, open_uri, read_warc
+from neardup_udfs.warc import WarcOptions
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "jobs"))
+
+import boilerplate as boilerplate_job  # noqa: E402
+import dedup as dedup_job  # noqa: E402
+
+CORPUS = planted(n_families=8, n_singles=12, seed=11)
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory: pytest.TempPathFactory) -> tuple[Crawl, Path, int, int]:
+    """Three .warc.gz files holding the planted corpus as HTML pages (with their request
+    records), one with every odd kind of record and one corrupt member."""
+    root = tmp_path_factory.mktemp("crawl") / "2026-11-30"
+    root.mkdir()
+    crawl = Crawl()
+    docs = CORPUS.docs
+    thirds = [docs[i::3] for i in range(3)]
+    for i, part in enumerate(thirds):
+        w = write_documents(root / f"part-{i}.warc.gz", part, crawl)
+        if i == 1:
+            add_odd_records(w)
+        w.close()
+    # damage one page of part-2: it is lost, reported, and the rest of the file is read
+    w2_names = [name for name, _ in thirds[2]]
+    victim = w2_names[3]
+    path = root / "part-2.warc.gz"
+    offsets = _offsets(path)
+    start = offsets[victim]
+    end = min(o for o in offsets.values() if o > start)
+    corrupt(path, start)
+    del crawl.documents[record_id(victim)]
+    return crawl, root, start, end - start
+
+
+def _offsets(path: Path) -> dict[str, int]:
+    """name -> member offset of each response record of a generated file (ids are derived
+    from names, so map them back)."""
+    names = {record_id(n): n for n, _ in CORPUS.docs}
+    with open(path, "rb") as fh:
+        it = ArchiveIterator(fh)
+        out = {}
+        for r in it:
+            rid = r.rec_headers.get_header("WARC-Record-ID")
+            out[names.get(rid, rid)] = it.get_record_offset()
+    return out
+
+
+def _dedup(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
+    cfg = load_config(
+        str(ROOT / "conf/dedup.toml"),
+        input=str(src),
+        output=str(out),
+        outputs=("docs", "clusters", "rejects", "samples"),
+        **overrides,
+    )
+    return dedup_job.run(spark, cfg)
+
+
+def _rows(spark, path: Path) -> list[tuple]:  # type: ignore[no-untyped-def]
+    df = spark.read.parquet(str(path))
+    return sorted(tuple(r) for r in df.collect())
+
+
+def test_read_warc_rows_match_the_records(spark, crawl) -> None:  # type: ignore[no-untyped-def]
+    c, root, start, lost = crawl
+    df = read_warc(spark, str(root), WarcOptions())
+    rows = {r.doc_id: r for r in df.collect()}
+    good = {k: r.text for k, r in rows.items() if r.read_error is None}
+    assert good == c.documents
+    for rid, reason in c.rejected.items():
+        assert rows[rid].read_error == reason
+    damaged = [r for r in rows.values() if r.read_error == "corrupt data"]
+    assert len(damaged) == 1 and damaged[0].lost_bytes == lost
+    assert damaged[0].doc_id == f"{damaged[0].path}@{start}"
+    assert damaged[0].path.endswith("part-2.warc.gz")
+
+
+def test_dedup_on_warc_equals_dedup_on_the_same_documents_as_jsonl(spark, crawl, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    c, root, _, lost = crawl
+    s = _dedup(spark, root, tmp_path / "warc", input_format="warc")
+    jsonl = tmp_path / "docs.jsonl"
+    with open(jsonl, "w", encoding="utf-8") as fh:
+        for rid, text in sorted(c.documents.items()):
+            fh.write(json.dumps({"id": rid, "body": text}) + "\n")
+    _dedup(spark, jsonl, tmp_path / "jsonl", input_format="jsonl", id_col="id", text_col="body")
+    assert _rows(spark, tmp_path / "warc" / "clusters") == _rows(
+        spark, tmp_path / "jsonl" / "clusters"
+    )
+    kept = spark.read.parquet(str(tmp_path / "warc" / "docs"))
+    assert sorted(r.doc_id for r in kept.collect()) == sorted(
+        r.id for r in spark.read.parquet(str(tmp_path / "jsonl" / "docs")).collect()
+    )
+    assert {"url", "warc_date", "http_status", "content_type", "path", "offset"} <= set(
+        kept.columns
+    )
+    assert "read_error" not in kept.columns and "lost_bytes" not in kept.columns
+    # every record accounted for: the documents, and one reject per other record or range
+    assert s.input == len(c.documents) + len(c.rejected) + 1
+    assert s.rejected == len(c.rejected) + 1
+    assert s.kept + s.removed + s.rejected == s.input
+    report = json.loads((tmp_path / "warc" / "report.json").read_text())
+    assert report["input"]["unreadable_bytes"] == lost
+    assert report["input"]["files"] == 3
+    by_reason = report["input"]["rejects_by_reason"]
+    assert by_reason["corrupt data"] == 1
+    assert by_reason["warc request record (not a document)"] == len(CORPUS.docs)
+    assert by_reason["content type image/png is not a document type"] == 1
+    assert sum(by_reason.values()) == s.rejected
+    # the planted families were found (the corrupt page's family lost a member, not more)
+    clusters = {
+        r.cluster_id for r in spark.read.parquet(str(tmp_path / "warc" / "clusters")).collect()
+    }
+    assert s.clusters >= 6 and len(clusters) >= 6
+
+
+def test_dedup_on_wet(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "in").mkdir()
+    write_wet(tmp_path / "in" / "a.warc.wet.gz", CORPUS.docs[:30], Crawl())
+    s = _dedup(spark, tmp_path / "in" / "a.warc.wet.gz", tmp_path / "out", input_format="wet")
+    assert s.input == 31 and s.rejected == 1  # the warcinfo record
+    assert s.kept + s.removed == 30
+
+
+def test_id_col_url_and_the_html_extractor(spark, crawl, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    c, root, _, _ = crawl
+    s = _dedup(
+        spark,
+        root / "part-0.warc.gz",
+        tmp_path / "out",
+        input_format="warc",
+        id_col="url",
+        html_extractor="resiliparse",
+    )
+    docs = spark.read.parquet(str(tmp_path / "out" / "docs"))
+    row = docs.first()
+    assert row is not None and row.doc_id == row.url and row.doc_id.startswith("http://")
+    assert "<p>" not in row.text
+    # a request shares its response's URL: it is rejected for its type, not as a duplicate
+    reasons = {r.reason for r in spark.read.parquet(str(tmp_path / "out" / "rejects")).collect()}
+    assert reasons == {"warc request record (not a document)"}
+    assert s.kept + s.removed + s.rejected == s.input
+
+
+def test_boilerplate_job_reads_warc(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    footer = "Subscribe to the Harbour Gazette newsletter for the week's stories every Friday."
+    docs = [
+        (f"p{i}", f"Story {i} about the {i}th bridge and its painters.\n\n{footer}")
+        for i in range(5)
+    ]
+    (tmp_path / "in").mkdir()
+    write_documents(tmp_path / "in" / "a.warc.gz", docs, Crawl()).close()
+    cfg = load_boilerplate_config(
+        str(ROOT / "conf/boilerplate.toml"),
+        input=str(tmp_path / "in"),
+        output=str(tmp_path / "out"),
+        input_format="warc",
+    )
+    s = boilerplate_job.run(spark, cfg)
+    assert s.input == 10 and s.rejected == 5
+    cleaned = spark.read.parquet(str(tmp_path / "out" / "cleaned")).collect()
+    assert len(cleaned) == 5
+    assert all("newsletter" not in r.text and "<html>" in r.text for r in cleaned)
+
+
+def test_missing_path_and_bad_options(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError, match="does not exist"):
+        read_warc(spark, str(tmp_path / "nowhere"), WarcOptions())
+    with pytest.raises(ConfigError, match="html_extractor"):
+        load_config(input="i", output="o", input_format="warc", html_extractor="lynx")
+    with pytest.raises(ConfigError, match="warc_content_types"):
+        load_config(input="i", output="o", input_format="warc", warc_content_types=())
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "a.warc.gz").write_bytes(b"not a warc")
+    with pytest.raises(InputError, match="--id-col 'host'"):
+        _dedup(spark, tmp_path / "w", tmp_path / "o", input_format="warc", id_col="host")
+
+
+def test_open_uri_reads_local_file_uris(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "a b.warc"
+    p.write_bytes(b"12345")
+    fh, size = open_uri(p.as_uri())
+    with fh:
+        assert size == 5 and fh.read() == b"12345"
+    fh, size = open_uri("file:" + str(p).replace(" ", "%20"))
+    with fh:
+        assert size == 5

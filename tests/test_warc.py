@@ -1,0 +1,283 @@
+"""The WARC/WET reader (neardup_udfs.warc), without Spark: every record becomes a row with
+its text or a reason, and a damaged file loses only what cannot be read."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from warc_corpus import (
+    Crawl,
+    CrawlWriter,
+    add_odd_records,
+    corrupt,
+    html_page,
+    record_id,
+    write_documents,
+    write_wet,
+)
+from warcio.archiveiterator import ArchiveIterator
+
+from neardup_udfs.warc import COLUMNS, WarcOptions, read_file, record_batches
+
+SHARED_CRAWL = Path(__file__).resolve().parents[2] / "shared" / "data" / "crawl"
+DOCS = [(f"page{i}", f"Story number {i}.\n\nIt has two paragraphs, this is {i}.") for i in range(6)]
+
+
+def _rows(path: Path, options: WarcOptions | None = None) -> list[dict]:
+    with open(path, "rb") as fh:
+        return list(read_file(fh, str(path), os.path.getsize(path), options or WarcOptions()))
+
+
+def _crawl(tmp_path: Path) -> tuple[Crawl, CrawlWriter]:
+    crawl = Crawl()
+    w = write_documents(tmp_path / "a.warc.gz", DOCS, crawl)
+    add_odd_records(w)
+    w.close()
+    return crawl, w
+
+
+def test_every_record_is_a_row_with_its_text_or_its_reason(tmp_path: Path) -> None:
+    crawl, _ = _crawl(tmp_path)
+    rows = _rows(crawl.files[0])
+    by_id = {r["doc_id"]: r for r in rows}
+    assert set(by_id) == set(crawl.documents) | set(crawl.rejected)
+    assert len(rows) == len(by_id)
+    for rid, text in crawl.documents.items():
+        assert by_id[rid]["read_error"] is None, rid
+        assert by_id[rid]["text"] == text
+    for rid, reason in crawl.rejected.items():
+        assert by_id[rid]["read_error"] == reason, rid
+        assert by_id[rid]["text"] is None
+    assert sum(r["lost_bytes"] for r in rows) == 0
+    assert [r["offset"] for r in rows] == sorted(r["offset"] for r in rows)
+
+
+def test_metadata_columns(tmp_path: Path) -> None:
+    crawl, w = _crawl(tmp_path)
+    row = {r["doc_id"]: r for r in _rows(crawl.files[0])}[record_id("page3")]
+    assert row["url"] == "http://news.example/page3"
+    assert row["warc_date"] == "2026-11-30T12:00:00Z"
+    assert row["warc_type"] == "response"
+    assert row["content_type"] == "text/html"
+    assert row["http_status"] == 200
+    assert row["path"] == str(crawl.files[0])
+    assert row["offset"] == w.offsets["page3"]
+    plain = {r["doc_id"]: r for r in _rows(crawl.files[0])}[record_id("plain")]
+    assert plain["content_type"] == "text/plain"
+    missing = {r["doc_id"]: r for r in _rows(crawl.files[0])}[record_id("404")]
+    assert missing["http_status"] == 404
+
+
+def test_payloads_are_decoded_by_charset_content_and_transfer_encoding(tmp_path: Path) -> None:
+    crawl, _ = _crawl(tmp_path)
+    by_id = {r["doc_id"]: r for r in _rows(crawl.files[0])}
+    assert "Caf\u00e9 cr\u00e8me" in by_id[record_id("latin1")]["text"]
+    assert by_id[record_id("gzip")]["text"].startswith("<html><body><p>compressed")
+    assert by_id[record_id("chunked")]["text"] == (
+        "<html><body><p>sent in two chunks</p></body></html>"
+    )
+
+
+def test_undeclared_charset_is_utf8_else_windows_1252(tmp_path: Path) -> None:
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "c.warc.gz", crawl)
+    w.response("u", "http://x/u", "na\u00efve \u2014 ok".encode(), content_type="text/html")
+    w.response("w", "http://x/w", "na\u00efve \u2014 ok".encode("cp1252"), content_type="text/html")
+    w.close()
+    by_id = {r["doc_id"]: r["text"] for r in _rows(crawl.files[0])}
+    assert by_id[record_id("u")] == "na\u00efve \u2014 ok"
+    assert by_id[record_id("w")] == "na\u00efve \u2014 ok"
+
+
+def test_content_types_option_decides_what_is_a_document(tmp_path: Path) -> None:
+    crawl, _ = _crawl(tmp_path)
+    rows = _rows(crawl.files[0], WarcOptions(content_types=("text/html",)))
+    plain = {r["doc_id"]: r for r in rows}[record_id("plain")]
+    assert plain["read_error"] == "content type text/plain is not a document type"
+
+
+def test_a_payload_over_max_bytes_is_rejected(tmp_path: Path) -> None:
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "big.warc.gz", crawl)
+    w.response("small", "http://x/s", b"<p>short</p>")
+    w.response("big", "http://x/b", b"<p>" + b"long " * 400 + b"</p>")
+    zipped = gzip.compress(b"<p>" + b"bomb " * 10_000 + b"</p>")
+    w.response("bomb", "http://x/z", zipped, extra=[("Content-Encoding", "gzip")])
+    w.close()
+    by_id = {r["doc_id"]: r for r in _rows(crawl.files[0], WarcOptions(max_bytes=1000))}
+    assert by_id[record_id("small")]["text"] == "<p>short</p>"
+    assert by_id[record_id("big")]["read_error"] == "text larger than 1000 bytes"
+    # small on disk, large once decoded: rejected after reading max_bytes + 1, not all of it
+    assert len(zipped) < 1000
+    assert by_id[record_id("bomb")]["read_error"] == "text larger than 1000 bytes"
+
+
+def test_a_corrupt_gzip_member_loses_only_its_record(tmp_path: Path) -> None:
+    crawl, w = _crawl(tmp_path)
+    path = crawl.files[0]
+    names = list(w.offsets)
+    victim = names.index("page2")
+    start, end = w.offsets["page2"], w.offsets[names[victim + 1]]
+    corrupt(path, start)
+    rows = _rows(path)
+    by_id = {r["doc_id"]: r for r in rows}
+    assert record_id("page2") not in by_id
+    lost = by_id[f"{path}@{start}"]
+    assert lost["read_error"] == "corrupt data"
+    assert lost["lost_bytes"] == end - start
+    assert lost["offset"] == start
+    # everything else is read, before and after the damage
+    expected = (set(crawl.documents) | set(crawl.rejected)) - {record_id("page2")}
+    assert expected <= set(by_id)
+    assert by_id[record_id("page5")]["text"] == crawl.documents[record_id("page5")]
+
+
+def test_two_corrupt_members_in_a_row_are_one_range(tmp_path: Path) -> None:
+    crawl, w = _crawl(tmp_path)
+    path = crawl.files[0]
+    names = list(w.offsets)
+    i = names.index("page1")
+    corrupt(path, w.offsets[names[i]])
+    corrupt(path, w.offsets[names[i + 1]])
+    rows = _rows(path)
+    lost = [r for r in rows if r["read_error"] == "corrupt data"]
+    assert len(lost) == 1
+    assert lost[0]["lost_bytes"] == w.offsets[names[i + 2]] - w.offsets[names[i]]
+
+
+def test_a_file_cut_short_reports_the_missing_tail(tmp_path: Path) -> None:
+    crawl, w = _crawl(tmp_path)
+    path = crawl.files[0]
+    data = path.read_bytes()
+    cut = w.offsets["page4"] + 30
+    path.write_bytes(data[:cut])
+    rows = _rows(path)
+    by_id = {r["doc_id"]: r for r in rows}
+    assert by_id[record_id("page3")]["text"] == crawl.documents[record_id("page3")]
+    tail = rows[-1]
+    assert tail["read_error"] in ("truncated file", "truncated record")
+    assert tail["offset"] == w.offsets["page4"]
+    assert tail["lost_bytes"] == cut - w.offsets["page4"]
+
+
+def test_a_record_cut_inside_its_payload_is_a_truncated_record(tmp_path: Path) -> None:
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "plain.warc", crawl, gzip_members=False)
+    w.response("first", "http://x/1", b"<p>" + b"one " * 50 + b"</p>")
+    w.response("second", "http://x/2", b"<p>" + b"two " * 50 + b"</p>")
+    path = w.close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 100])
+    by_id = {r["doc_id"]: r for r in _rows(path)}
+    assert by_id[record_id("first")]["read_error"] is None
+    second = by_id[record_id("second")]
+    assert second["read_error"] == "truncated record"
+    assert second["lost_bytes"] == 100 - 4  # the record's 4 closing CRLF bytes are not counted
+
+
+def test_uncompressed_warc(tmp_path: Path) -> None:
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "u.warc", crawl, gzip_members=False)
+    for name, text in DOCS:
+        w.response(name, f"http://x/{name}", html_page(text).encode())
+    path = w.close()
+    rows = _rows(path)
+    assert [r["doc_id"] for r in rows] == [record_id(n) for n, _ in DOCS]
+    assert all(r["read_error"] is None for r in rows)
+
+
+def test_garbage_is_one_unreadable_range(tmp_path: Path) -> None:
+    path = tmp_path / "junk.warc.gz"
+    path.write_bytes(b"this is not a WARC file at all" * 10)
+    rows = _rows(path)
+    assert len(rows) == 1
+    assert rows[0]["read_error"] == "corrupt data"
+    assert rows[0]["lost_bytes"] == 300
+
+
+def test_a_record_without_an_id_is_rejected_under_its_location(tmp_path: Path) -> None:
+    body = b"<p>anonymous</p>"
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + body
+    record = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://x/anon\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: %d\r\n\r\n%s\r\n\r\n" % (len(block), block)
+    )
+    path = tmp_path / "anon.warc.gz"
+    path.write_bytes(gzip.compress(record))
+    (row,) = _rows(path)
+    assert row["doc_id"] == f"{path}@0"
+    assert row["read_error"] == "record has no WARC-Record-ID"
+    assert row["text"] is None
+
+
+def test_wet_conversion_records_are_documents(tmp_path: Path) -> None:
+    crawl = Crawl()
+    path = write_wet(tmp_path / "a.warc.wet.gz", DOCS, crawl)
+    rows = _rows(path)
+    docs = {r["doc_id"]: r["text"] for r in rows if r["read_error"] is None}
+    assert docs == crawl.documents
+    assert {r["warc_type"] for r in rows} == {"warcinfo", "conversion"}
+
+
+def test_resiliparse_extracts_the_text_of_html(tmp_path: Path) -> None:
+    crawl, _ = _crawl(tmp_path)
+    rows = _rows(crawl.files[0], WarcOptions(extractor="resiliparse"))
+    text = {r["doc_id"]: r["text"] for r in rows}[record_id("page1")]
+    assert "<p>" not in text and "<html>" not in text
+    assert "Story number 1." in text and "this is 1." in text
+    # not HTML: passed through as decoded
+    plain = {r["doc_id"]: r["text"] for r in rows}[record_id("plain")]
+    assert plain == "A plain text file served as text/plain."
+
+
+def test_record_batches_are_bounded_and_keep_every_row(tmp_path: Path) -> None:
+    crawl, _ = _crawl(tmp_path)
+    crawl2 = Crawl()
+    write_documents(tmp_path / "b.warc.gz", DOCS, crawl2).close()
+    files = [(str(p), os.path.getsize(p)) for p in crawl.files + crawl2.files]
+
+    def opener(path: str) -> tuple[io.BufferedReader, int]:
+        return open(path, "rb"), os.path.getsize(path)
+
+    batches = list(record_batches(files, opener, WarcOptions(), rows=5))
+    assert all(len(b) <= 5 for b in batches)
+    assert all(list(b.columns) == list(COLUMNS) for b in batches)
+    both = pd.concat(batches)
+    assert len(both) == len(crawl.documents) + len(crawl.rejected) + len(crawl2.documents) + len(
+        crawl2.rejected
+    )
+    assert str(both["http_status"].dtype) == "Int32"
+
+
+def _warcio_counts(path: Path) -> Counter:
+    with open(path, "rb") as fh:
+        return Counter(r.rec_type for r in ArchiveIterator(fh))
+
+
+@pytest.mark.skipif(
+    not SHARED_CRAWL.is_dir(),
+    reason=f"opt-in: the real crawl samples are not at {SHARED_CRAWL}",
+)
+@pytest.mark.parametrize(
+    "name",
+    sorted(str(p.relative_to(SHARED_CRAWL)) for p in SHARED_CRAWL.rglob("*.gz"))
+    if SHARED_CRAWL.is_dir()
+    else ["absent"],
+)
+def test_real_crawl_samples_read_whole(name: str) -> None:
+    """Third-party WARC/WET/WAT files: every record warcio sees is one of our rows, and
+    nothing is reported unreadable."""
+    path = SHARED_CRAWL / name
+    rows = _rows(path)
+    assert Counter(r["warc_type"] for r in rows) == _warcio_counts(path)
+    assert not [r for r in rows if r["lost_bytes"]]
+    documents = [r for r in rows if r["read_error"] is None]
+    for r in documents:
+        assert r["text"] is not None and r["doc_id"].startswith("<urn:")
