@@ -15,6 +15,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_config
 from neardup_udfs.io import InputError, open_uri, read_warc
+from neardup_udfs.runtime import Cache, read_checked
 from neardup_udfs.warc import WarcOptions
 
 pytestmark = pytest.mark.spark
@@ -135,12 +136,20 @@ def test_dedup_on_warc_equals_dedup_on_the_same_documents_as_jsonl(spark, crawl,
     assert s.clusters >= 6 and len(clusters) >= 6
 
 
-def test_dedup_on_wet(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_wet_input_is_read_as_documents(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "in").mkdir()
-    write_wet(tmp_path / "in" / "a.warc.wet.gz", CORPUS.docs[:30], Crawl())
-    s = _dedup(spark, tmp_path / "in" / "a.warc.wet.gz", tmp_path / "out", input_format="wet")
-    assert s.input == 31 and s.rejected == 1  # the warcinfo record
-    assert s.kept + s.removed == 30
+    crawl = Crawl()
+    write_wet(tmp_path / "in" / "a.warc.wet.gz", CORPUS.docs[:30], crawl)
+    cfg = load_config(input=str(tmp_path / "in"), output="o", input_format="wet")
+    cache = Cache()
+    try:
+        read = read_checked(spark, cfg, cache)
+        got = {r.doc_id: r.text for r in read.good.collect()}
+    finally:
+        cache.release()
+    assert (read.n_good, read.n_rejected) == (30, 1)  # the warcinfo record is rejected
+    assert got == crawl.documents
+    assert read.stats["rejects_by_reason"] == {"warc warcinfo record (not a document)": 1}
 
 
 def test_id_col_url_and_the_html_extractor(spark, crawl, tmp_path) -> None:  # type: ignore[no-untyped-def]
