@@ -11,13 +11,15 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from neardup_udfs.io import INPUT_FORMATS
 from neardup_udfs.kernels import lsh
+from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
-from neardup_udfs.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, WarcOptions
+from neardup_udfs.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, IMAGE_CONTENT_TYPES, WarcOptions
 
 __all__ = [
     "BoilerplateConfig",
     "ConfigError",
     "DedupConfig",
+    "ImagesConfig",
     "INDEX_ACTIONS",
     "IndexConfig",
     "InputConfig",
@@ -25,6 +27,7 @@ __all__ = [
     "SpansConfig",
     "load_boilerplate_config",
     "load_config",
+    "load_images_config",
     "load_index_config",
     "load_settings",
     "load_spans_config",
@@ -39,7 +42,7 @@ OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
 
 
-C = TypeVar("C", bound="InputConfig")
+C = TypeVar("C")  # a frozen config dataclass
 
 
 class ConfigError(ValueError):
@@ -302,7 +305,7 @@ def load_settings(cls: type[C], path: str | None = None, **overrides: Any) -> C:
             raise _fail(key, f"expected {expected[0].__name__}, got {value!r}")
         if isinstance(value, list):
             values[key] = tuple(value)
-    return replace(cls(), **values)
+    return replace(cls(), **values)  # type: ignore[type-var]
 
 
 def _expected_types(hint: Any) -> tuple[type, ...]:
@@ -379,4 +382,57 @@ def load_boilerplate_config(path: str | None = None, **overrides: Any) -> Boiler
     if c.min_run < 0:
         raise _fail("min_run", f"must be >= 0, got {c.min_run}")
     _check_outputs(c.outputs, BOILERPLATE_OUTPUTS)
+    return c
+
+
+IMAGE_FORMATS = ("files", "warc")
+IMAGE_OUTPUTS = ("clusters", "hashes", "rejects", "pairs")
+IMAGE_REPRESENTATIVES = ("pixels", "min_id")
+
+
+@dataclass(frozen=True)
+class ImagesConfig:
+    """Every setting of ``jobs/images.py``; see ``conf/images.toml``."""
+
+    input: str = ""
+    output: str = ""
+    input_format: str = "files"  # files (every file under input) | warc (image/* records)
+    k: int = 10  # max Hamming distance between pHashes (fingerprint's "visually similar")
+    max_pixels: int = DEFAULT_MAX_PIXELS  # larger images are rejected before decoding
+    max_bytes: int = 64_000_000  # larger files / payloads are rejected without being read
+    batch_images: int = 8  # images per Arrow batch given to a Python worker
+    representative: str = "pixels"  # pixels (largest width x height, then path) | min_id
+    hot_bucket_size: int = 1000
+    max_rounds: int = 50
+    warc_content_types: tuple[str, ...] = IMAGE_CONTENT_TYPES
+    outputs: tuple[str, ...] = ("clusters", "hashes", "rejects")
+
+    def warc_options(self) -> WarcOptions:
+        """How WARC records become images under this config."""
+        return WarcOptions(self.warc_content_types, "raw", self.max_bytes, payload="bytes")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfig:
+    """``ImagesConfig`` from TOML + overrides, validated (ConfigError names the key)."""
+    c = load_settings(ImagesConfig, path, **overrides)
+    if not c.input:
+        raise _fail("input", "an input path is required")
+    if not c.output:
+        raise _fail("output", "an output directory is required")
+    _check_choices(
+        {
+            "input_format": (c.input_format, IMAGE_FORMATS),
+            "representative": (c.representative, IMAGE_REPRESENTATIVES),
+        }
+    )
+    _check_positive(c, ["max_pixels", "max_bytes", "batch_images", "hot_bucket_size", "max_rounds"])
+    if not 0 <= c.k <= 63:
+        raise _fail("k", f"the Hamming distance must be in [0, 63], got {c.k}")
+    if not c.warc_content_types:
+        raise _fail("warc_content_types", "name at least one media type")
+    _check_outputs(c.outputs, IMAGE_OUTPUTS)
     return c

@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from neardup_udfs.schemas import DOC_ID, TEXT
-from neardup_udfs.warc import SCHEMA_DDL, WarcOptions, record_batches
+from neardup_udfs.warc import WarcOptions, record_batches
 
 __all__ = [
     "INPUT_FORMATS",
@@ -159,7 +159,7 @@ def read_warc(spark: SparkSession, path: str, options: WarcOptions) -> DataFrame
             yield from record_batches(listed, open_uri, options)
 
     one_file_per_task = files.repartitionByRange(min(n_files, 100_000), "path")
-    return one_file_per_task.mapInPandas(read, SCHEMA_DDL)
+    return one_file_per_task.mapInPandas(read, options.schema_ddl)
 
 
 def open_uri(uri: str) -> tuple[IO[bytes], int]:

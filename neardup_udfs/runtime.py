@@ -19,7 +19,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import __version__
-from neardup_udfs.config import ConfigError, InputConfig
+from neardup_udfs.config import ConfigError, ImagesConfig, InputConfig
 from neardup_udfs.io import INPUT_FORMATS, InputError, read_input, write_manifest
 from neardup_udfs.schemas import LOST_BYTES, REASON
 from neardup_udfs.stages.rejects import Split, split_rejects
@@ -223,7 +223,7 @@ def write_report(
     counts: Mapping[str, Any],
     seconds: Mapping[str, float],
     pipeline: tuple[str, str],
-    config: InputConfig,
+    config: InputConfig | ImagesConfig,
     pages: Sequence[Callable[[str], object]] = (),
     **extra: Any,
 ) -> None:

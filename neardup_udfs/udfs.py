@@ -15,7 +15,7 @@ import pandas as pd
 from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
 
-from neardup_udfs.kernels import lsh, winnow
+from neardup_udfs.kernels import lsh, phash, winnow
 from neardup_udfs.kernels.words_jit import pair_jaccard_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
@@ -27,6 +27,7 @@ __all__ = [
     "checked_fingerprint_udf",
     "exact_key_udf",
     "fingerprint_udf",
+    "image_hash_udf",
     "prefix_keys_udf",
     "remove_ranges_udf",
     "winnow_fingerprints_fn",
@@ -88,6 +89,43 @@ def checked_fingerprint_udf(pipeline: Pipeline) -> Any:
             yield pd.DataFrame({"fingerprint": out, "error": pd.Series(errors, dtype=object)})
 
     return checked
+
+
+def image_hash_udf(max_pixels: int) -> Any:
+    """Encoded image bytes -> ``struct<phash: bigint, width: int, height: int, format:
+    string, error: string>`` (fingerprint's pHash; on a bad row null values and the reason).
+
+    Notes:
+        One image is decoded at a time (``phash.phash_images``): a Python worker holds the
+        batch's encoded bytes plus one decoded image of at most ``max_pixels``.
+    """
+
+    @pandas_udf(  # type: ignore[call-overload]
+        "phash bigint, width int, height int, format string, error string"
+    )
+    def hashed(batches: Iterator[pd.Series]) -> Iterator[pd.DataFrame]:
+        for blobs in batches:
+            found = phash.phash_images(
+                [None if b is None else b for b in blobs.tolist()], max_pixels
+            )
+            bad = np.array([e is not None for e in found.errors], dtype=bool)
+            values = pd.Series(found.hashes.view(np.int64), dtype="Int64")
+            widths = pd.Series(found.widths, dtype="Int32")
+            heights = pd.Series(found.heights, dtype="Int32")
+            values[bad] = pd.NA
+            widths[bad] = pd.NA
+            heights[bad] = pd.NA
+            yield pd.DataFrame(
+                {
+                    "phash": values,
+                    "width": widths,
+                    "height": heights,
+                    "format": pd.Series(found.formats, dtype=object),
+                    "error": pd.Series(found.errors, dtype=object),
+                }
+            )
+
+    return hashed
 
 
 def signature_udf(pipeline: Pipeline) -> Any:

@@ -57,6 +57,10 @@ SCHEMA_DDL = (
     "http_status int, path string, offset bigint, text string, read_error string, "
     "lost_bytes bigint"
 )
+# payload = "bytes" (images): ``content`` (the decoded payload's bytes) instead of ``text``
+BYTES_COLUMNS = tuple("content" if c == "text" else c for c in COLUMNS)
+BYTES_SCHEMA_DDL = SCHEMA_DDL.replace("text string", "content binary")
+IMAGE_CONTENT_TYPES = ("image/png", "image/jpeg", "image/gif")
 
 
 @dataclass(frozen=True)
@@ -66,12 +70,23 @@ class WarcOptions:
     ``content_types``: media types read as documents (others are rejected by type);
     ``extractor``: ``raw`` hands the decoded HTML to the preset's normalization (what ditto
     does), ``resiliparse`` extracts the main content's plain text first;
-    ``max_bytes``: a longer payload is rejected without being held in memory.
+    ``max_bytes``: a longer payload is rejected without being held in memory;
+    ``payload``: ``text`` (a ``text`` column) or ``bytes`` (a ``content`` column: the
+    payload as served, content-decoded; for images).
     """
 
     content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
     extractor: str = "raw"
     max_bytes: int = 10_000_000
+    payload: str = "text"
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return BYTES_COLUMNS if self.payload == "bytes" else COLUMNS
+
+    @property
+    def schema_ddl(self) -> str:
+        return BYTES_SCHEMA_DDL if self.payload == "bytes" else SCHEMA_DDL
 
 
 Row = dict[str, Any]
@@ -126,14 +141,14 @@ def record_batches(
             for row in read_file(fh, path, actual if actual >= 0 else size, options):
                 batch.append(row)
                 if len(batch) >= rows:
-                    yield _frame(batch)
+                    yield _frame(batch, options.columns)
                     batch = []
     if batch:
-        yield _frame(batch)
+        yield _frame(batch, options.columns)
 
 
-def _frame(rows: list[Row]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=list(COLUMNS))
+def _frame(rows: list[Row], columns: tuple[str, ...]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=list(columns))
     df["http_status"] = df["http_status"].astype("Int32")
     df["offset"] = df["offset"].astype("int64")
     df["lost_bytes"] = df["lost_bytes"].astype("int64")
@@ -155,6 +170,7 @@ def _row(record: ArcWarcRecord, path: str, offset: int, options: WarcOptions) ->
         "path": path,
         "offset": offset,
         "text": None,
+        "content": None,
         "read_error": None,
         "lost_bytes": 0,
     }
@@ -170,13 +186,15 @@ def _row(record: ArcWarcRecord, path: str, offset: int, options: WarcOptions) ->
     reason = _not_a_document(record, row, media, options)
     if reason is None:
         payload, reason, row["lost_bytes"] = _payload(record, options.max_bytes)
-        if reason is None:
+        if reason is None and options.payload == "bytes":
+            row["content"] = payload
+        elif reason is None:
             row["text"] = _text(payload, media, charset, options.extractor)
     if reason is not None:
         row["read_error"] = reason
     if not headers.get_header("WARC-Record-ID"):
         row["read_error"] = "record has no WARC-Record-ID"
-        row["text"] = None
+        row["text"] = row["content"] = None
     return row
 
 
@@ -264,6 +282,7 @@ def _lost(path: str, offset: int, n: int, reason: str) -> Row:
         "path": path,
         "offset": offset,
         "text": None,
+        "content": None,
         "read_error": reason,
         "lost_bytes": n,
     }

@@ -281,3 +281,25 @@ def test_real_crawl_samples_read_whole(name: str) -> None:
     documents = [r for r in rows if r["read_error"] is None]
     for r in documents:
         assert r["text"] is not None and r["doc_id"].startswith("<urn:")
+
+
+def test_bytes_payload_keeps_image_records_as_bytes(tmp_path: Path) -> None:
+    from neardup_udfs.warc import BYTES_COLUMNS, IMAGE_CONTENT_TYPES
+
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "img.warc.gz", crawl)
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+    w.response("logo", "http://x/logo.png", png, content_type="image/png")
+    w.response("page", "http://x/", b"<p>hi</p>")
+    w.close()
+    options = WarcOptions(content_types=IMAGE_CONTENT_TYPES, payload="bytes")
+    by_id = {r["doc_id"]: r for r in _rows(crawl.files[0], options)}
+    assert by_id[record_id("logo")]["content"] == png
+    assert by_id[record_id("logo")]["read_error"] is None
+    assert by_id[record_id("page")]["read_error"] == (
+        "content type text/html is not a document type"
+    )
+    assert by_id[record_id("page")]["content"] is None
+    files = [(str(crawl.files[0]), os.path.getsize(crawl.files[0]))]
+    (frame,) = record_batches(files, lambda p: (open(p, "rb"), os.path.getsize(p)), options)
+    assert list(frame.columns) == list(BYTES_COLUMNS)

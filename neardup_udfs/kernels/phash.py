@@ -36,6 +36,7 @@ import math
 import struct
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -47,12 +48,14 @@ from PIL import Image, ImageFile, UnidentifiedImageError
 __all__ = [
     "DEFAULT_MAX_PIXELS",
     "GoImage",
+    "ImageBatch",
     "PHashError",
     "decode",
     "dct8",
     "go_cos_table",
     "go_image_from_pil",
     "hash_from_dct",
+    "image_format",
     "luma",
     "phash",
     "phash_batch",
@@ -60,6 +63,7 @@ __all__ = [
     "phash_from_hex",
     "phash_hex",
     "phash_image",
+    "phash_images",
     "resize32",
 ]
 
@@ -1075,6 +1079,70 @@ def phash(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<by
     return phash_image(decode(data, max_pixels=max_pixels, name=name))
 
 
+@dataclass(frozen=True)
+class ImageBatch:
+    """What :func:`phash_images` found in each row (0, 0, None on an error row)."""
+
+    hashes: U64
+    widths: I64
+    heights: I64
+    formats: list[str | None]  # PNG | JPEG | GIF, from the data's signature
+    errors: list[str | None]  # None, or what is wrong with the row
+
+
+def image_format(data: bytes | bytearray | memoryview) -> str | None:
+    """PNG, JPEG or GIF by the leading signature bytes; None for anything else."""
+    head = bytes(data[:8])
+    if head.startswith(_PNG_SIGNATURE):
+        return "PNG"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "JPEG"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "GIF"
+    return None
+
+
+def phash_images(
+    blobs: Sequence[bytes | bytearray | memoryview | None],
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> ImageBatch:
+    """Hash many encoded images, with each one's size and format; a bad row gets an error
+    string instead of raising.
+
+    Notes:
+        One image is decoded at a time and only its 32x32 grid is kept, so memory is bounded
+        by the largest image allowed (``max_pixels``), not by the batch. Every hash equals
+        :func:`phash` of its row. Unexpected exceptions in one row (including MemoryError)
+        are reported in that row, never raised.
+    """
+    n = len(blobs)
+    hashes = np.zeros(n, dtype=np.uint64)
+    widths = np.zeros(n, dtype=np.int64)
+    heights = np.zeros(n, dtype=np.int64)
+    formats: list[str | None] = [None] * n
+    errors: list[str | None] = [None] * n
+    grids: list[U8] = []
+    ok: list[int] = []
+    for i, blob in enumerate(blobs):
+        if blob is None:
+            errors[i] = "null input: no image data"
+            continue
+        try:
+            img = decode(bytes(blob), max_pixels=max_pixels, name=f"row {i}")
+            grids.append(resize32(img))
+            widths[i], heights[i] = img.width, img.height
+            formats[i] = image_format(blob)
+            ok.append(i)
+            del img
+        except PHashError as e:
+            errors[i] = e.problem
+        except Exception as e:  # one bad row must not fail the batch
+            errors[i] = f"unexpected error: {_describe(e)}"
+    if ok:
+        hashes[np.array(ok, dtype=np.int64)] = _hashes_from_dct(dct8(luma(np.stack(grids))))
+    return ImageBatch(hashes, widths, heights, formats, errors)
+
+
 def phash_batch(
     blobs: Sequence[bytes | bytearray | memoryview | None],
     max_pixels: int = DEFAULT_MAX_PIXELS,
@@ -1094,22 +1162,5 @@ def phash_batch(
         the whole batch. Every row equals :func:`phash` of it. Unexpected exceptions in one
         row (including MemoryError) are reported in that row, never raised.
     """
-    n = len(blobs)
-    hashes = np.zeros(n, dtype=np.uint64)
-    errors: list[str | None] = [None] * n
-    grids: list[U8] = []
-    ok: list[int] = []
-    for i, blob in enumerate(blobs):
-        if blob is None:
-            errors[i] = "null input: no image data"
-            continue
-        try:
-            grids.append(resize32(decode(bytes(blob), max_pixels=max_pixels, name=f"row {i}")))
-            ok.append(i)
-        except PHashError as e:
-            errors[i] = e.problem
-        except Exception as e:  # one bad row must not fail the batch
-            errors[i] = f"unexpected error: {_describe(e)}"
-    if ok:
-        hashes[np.array(ok, dtype=np.int64)] = _hashes_from_dct(dct8(luma(np.stack(grids))))
-    return hashes, errors
+    batch = phash_images(blobs, max_pixels)
+    return batch.hashes, batch.errors

@@ -1,0 +1,252 @@
+"""Benchmark of the images job: throughput on real images, and how well its clusters match
+families of edited copies.
+
+    .venv/bin/python bench/bench_images.py [--max-originals N]
+
+Originals: the PNG, JPEG and GIF files of ../shared/data/images (imagededup's UKBench
+photos, imagehash's and Pillow's test images, GNOME's 256x256 icons; skipped with a message
+when absent), minus any within k bits of an earlier one (so families are distinct). Each
+original gets the six edits of the job's tests (x0.5, x2, JPEG q50, 5% crop, grey, text
+watermark): a family of seven files.
+
+Figures, one process: images/s of the job (Spark local[2], end to end), of the pHash kernel
+alone (one core, no Spark) and of the imagehash library's phash (one core; the baseline:
+the usual Python tool, a different pHash); pairwise precision and recall of the job's
+clusters against the families; peak memory of a Python worker's batch (``batch_images``
+images at the pixel limit) in a subprocess, against the 2 GB budget. Prints tables and one
+JSON line; docs/benchmarks.md records a run. Working files go to out/bench_images/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "jobs"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import bench_dedup as bd  # noqa: E402
+import images as images_job  # noqa: E402
+from corpus import SHARED_DATA  # noqa: E402
+from PIL import Image  # noqa: E402
+from test_spark_images import encode, variants  # noqa: E402
+
+from neardup_udfs.config import load_images_config  # noqa: E402
+from neardup_udfs.kernels import phash  # noqa: E402
+
+WORK = Path(os.environ.get("NEARDUP_BENCH_IMAGES_WORK", ROOT / "out" / "bench_images"))
+IMAGES = SHARED_DATA / "images"
+K = 10
+MEMORY_BUDGET_MB = 2048
+
+
+def log(message: str) -> None:
+    print(f"[bench_images {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def originals(limit: int) -> list[tuple[str, bytes]]:
+    """Real images pHash can read, each more than K bits from every earlier one."""
+    found: list[tuple[str, bytes]] = []
+    for p in sorted(IMAGES.rglob("*")):
+        if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".gif") and p.is_file():
+            found.append((str(p.relative_to(IMAGES)), p.read_bytes()))
+    for tar in sorted(IMAGES.rglob("*.tar")):
+        with tarfile.open(tar) as tf:
+            for m in tf.getmembers():
+                if m.isfile() and "/256x256/" in m.name and m.name.endswith(".png"):
+                    f = tf.extractfile(m)
+                    if f is not None:
+                        found.append((m.name, f.read()))
+    kept: list[tuple[str, bytes]] = []
+    hashes: list[int] = []
+    for name, data in found:
+        try:
+            h = phash.phash(data)
+        except phash.PHashError:
+            continue
+        if all(phash.phash_distance(h, o) > K for o in hashes):
+            kept.append((name, data))
+            hashes.append(h)
+        if len(kept) >= limit:
+            break
+    log(f"{len(kept)} distinct originals of {len(found)} readable files")
+    return kept
+
+
+def build(origs: list[tuple[str, bytes]]) -> tuple[Path, dict[str, int]]:
+    """The corpus folder; file name -> family number."""
+    folder = WORK / "corpus"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    family: dict[str, int] = {}
+    for i, (_, data) in enumerate(origs):
+        im = Image.open(io.BytesIO(data))
+        im.load()
+        im = im.convert("RGB")
+        files = {f"f{i:04d}-orig.png": encode(im)}
+        for v, blob in variants(im).items():
+            files[f"f{i:04d}-{v}.{'jpg' if v == 'jpeg50' else 'png'}"] = blob
+        for name, blob in files.items():
+            (folder / name).write_bytes(blob)
+            family[name] = i
+    return folder, family
+
+
+def pairs_of(groups: list[list[str]]) -> set[tuple[str, str]]:
+    return {p for g in groups for p in itertools.combinations(sorted(g), 2)}
+
+
+def quality(clusters: list[tuple[str, str]], family: dict[str, int]) -> dict[str, float]:
+    by_cluster: dict[str, list[str]] = {}
+    for path, cid in clusters:
+        by_cluster.setdefault(cid, []).append(path.rsplit("/", 1)[-1])
+    by_family: dict[int, list[str]] = {}
+    for name, f in family.items():
+        by_family.setdefault(f, []).append(name)
+    found, truth = pairs_of(list(by_cluster.values())), pairs_of(list(by_family.values()))
+    hit = len(found & truth)
+    return {
+        "precision": round(hit / len(found), 4) if found else 1.0,
+        "recall": round(hit / len(truth), 4) if truth else 1.0,
+        "pairs_found": len(found),
+        "pairs_true": len(truth),
+    }
+
+
+def kernel_rate(blobs: list[bytes]) -> float:
+    t = time.perf_counter()
+    phash.phash_images(blobs)
+    return len(blobs) / (time.perf_counter() - t)
+
+
+def imagehash_rate(blobs: list[bytes]) -> float | None:
+    try:
+        import imagehash
+    except ImportError:
+        log("imagehash not installed: baseline skipped (make bench installs it)")
+        return None
+    t = time.perf_counter()
+    for b in blobs:
+        imagehash.phash(Image.open(io.BytesIO(b)))
+    return len(blobs) / (time.perf_counter() - t)
+
+
+MEMORY_PROBE = """
+import io, resource, sys
+import numpy as np
+from PIL import Image
+from neardup_udfs.kernels import phash
+n, side = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+small = Image.fromarray(rng.integers(0, 255, (side // 32, side // 32, 3), dtype=np.uint8))
+buf = io.BytesIO()
+small.resize((side, side)).save(buf, "JPEG", quality=85)
+blobs = [buf.getvalue()] * n
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+batch = phash.phash_images(blobs, max_pixels=side * side)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert not any(batch.errors), batch.errors
+print(before // 1024, after // 1024, len(blobs[0]))
+"""
+
+
+def memory(batch: int, max_pixels: int) -> dict[str, Any]:
+    side = int(max_pixels**0.5)
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, str(batch), str(side)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    before, after, size = (int(x) for x in out)
+    return {
+        "batch_images": batch,
+        "pixels_each": side * side,
+        "jpeg_mb_each": round(size / 1e6, 1),
+        "peak_rss_mb_before": before,
+        "peak_rss_mb": after,
+        "budget_mb": MEMORY_BUDGET_MB,
+        "within_budget": after < MEMORY_BUDGET_MB,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--max-originals", type=int, default=300)
+    args = p.parse_args(argv)
+    if not IMAGES.is_dir():
+        log(f"skipped: no image sets at {IMAGES}")
+        return 0
+    cfg_defaults = load_images_config(str(ROOT / "conf" / "images.toml"), input="-", output="-")
+    results: dict[str, Any] = {"machine": bd.machine()}
+    origs = originals(args.max_originals)
+    folder, family = build(origs)
+    blobs = [(folder / n).read_bytes() for n in sorted(family)]
+    results["kernel_images_s"] = round(kernel_rate(blobs), 1)
+    base = imagehash_rate(blobs)
+    results["imagehash_images_s"] = round(base, 1) if base else None
+    spark = bd.start_spark()
+    try:
+        warm = WORK / "warm"
+        shutil.rmtree(warm, ignore_errors=True)
+        warm.mkdir(parents=True)
+        for name in sorted(family)[:14]:
+            shutil.copy(folder / name, warm / name)
+        images_job.run(spark, load_images_config(input=str(warm), output=str(WORK / "warm-out")))
+        out = WORK / "out"
+        cfg = load_images_config(
+            str(ROOT / "conf" / "images.toml"), input=str(folder), output=str(out)
+        )
+        t = time.perf_counter()
+        summary = images_job.run(spark, cfg)
+        seconds = time.perf_counter() - t
+        rows = spark.read.parquet(str(out / "clusters")).collect()
+    finally:
+        spark.stop()
+    results["job"] = {
+        "images": len(family),
+        "originals": len(origs),
+        "seconds": round(seconds, 1),
+        "images_s": round(len(family) / seconds, 1),
+        "rejected": summary.rejected,
+        "clusters": summary.clusters,
+        "stage_seconds": summary.seconds,
+        **quality([(r.path, r.cluster_id) for r in rows], family),
+    }
+    results["memory"] = memory(cfg_defaults.batch_images, cfg_defaults.max_pixels)
+    j, m = results["job"], results["memory"]
+    ratio = (
+        round(results["kernel_images_s"] / results["imagehash_images_s"], 2)
+        if results["imagehash_images_s"]
+        else None
+    )
+    bd.print_table(
+        "images job on real images and their edited copies (k = 10)",
+        ["images", "job s", "job img/s", "kernel img/s (1 core)", "imagehash img/s",
+         "kernel/imagehash", "precision", "recall"],
+        [[j["images"], j["seconds"], j["images_s"], results["kernel_images_s"],
+          results["imagehash_images_s"], ratio, j["precision"], j["recall"]]],
+    )  # fmt: skip
+    bd.print_table(
+        "one Python worker's batch at the pixel limit",
+        ["images", "pixels each", "peak RSS MB", "budget MB"],
+        [[m["batch_images"], m["pixels_each"], m["peak_rss_mb"], m["budget_mb"]]],
+    )
+    print(json.dumps(results, sort_keys=True))
+    return 0 if m["within_budget"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

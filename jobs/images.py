@@ -1,0 +1,313 @@
+"""spark-submit entry point: near-duplicate images (resized, re-encoded, cropped, marked).
+
+    spark-submit --properties-file conf/spark-local.conf jobs/images.py \\
+        --config conf/images.toml --input DIR_OR_GLOB --output DIR [overrides]
+
+Reads every file under --input (``files``, Spark's binaryFile source) or the image records
+of WARC files (``warc``), hashes each image with fingerprint's pHash, finds the pairs
+within ``k`` bits through the k+1 block keys (no false negatives), verifies them, joins
+them into clusters and keeps one representative per cluster (the largest pixel count, then
+the smallest path). Writes under DIR: clusters/ (path, cluster_id, is_representative,
+distance), hashes/ (path, phash hex, width, height, format, url, pipeline), rejects/ (path, reason),
+pairs/ when asked, report.json and, last, _MANIFEST.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.errors import AnalysisException
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig, load_images_config
+from neardup_udfs.io import InputError, read_warc
+from neardup_udfs.presets import resolve
+from neardup_udfs.runtime import (
+    Cache,
+    LostRecords,
+    StageClock,
+    begin_output,
+    counts_of,
+    input_stats,
+    job_main,
+    write_frames,
+    write_report,
+)
+from neardup_udfs.schemas import (
+    CLUSTER_ID,
+    DISTANCE,
+    DOC_ID,
+    FINGERPRINT,
+    IS_REPRESENTATIVE,
+    LEADER,
+    LOST_BYTES,
+    REASON,
+    A,
+    B,
+)
+from neardup_udfs.stages.candidates import band_keys, candidates
+from neardup_udfs.stages.components import connected_components
+from neardup_udfs.stages.fingerprint import to_hex
+from neardup_udfs.stages.select import select_representatives
+from neardup_udfs.stages.verify import verify
+from neardup_udfs.udfs import image_hash_udf
+
+log = logging.getLogger("neardup.images")
+
+PATH = "path"
+PIPELINE = resolve("phash")  # fingerprint's pHash; kind "simhash": a 64-bit Hamming value
+
+
+@dataclass
+class Summary:
+    """What a run did; also the counts of report.json."""
+
+    input: int = 0  # files (or WARC records) read
+    rejected: int = 0
+    hashed: int = 0
+    identical: int = 0  # images whose pHash equals another's (joined without the LSH)
+    candidates: int = 0
+    verified: int = 0
+    clusters: int = 0  # clusters with at least two images
+    kept: int = 0
+    removed: int = 0
+    chained: int = 0
+    hot_buckets: int = 0
+    rounds: int = 0
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
+
+
+def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
+    """``path`` (the id: the file's URI, or the WARC-Record-ID), ``url`` (WARC), ``file``,
+    ``content`` (null on a rejected row), ``read_error`` (why, or null) and ``lost_bytes``
+    (WARC: bytes of the file no record could be read from)."""
+    if config.input_format == "warc":
+        records = read_warc(spark, config.input, config.warc_options())
+        return records.select(
+            F.col(DOC_ID).alias(PATH),
+            "url",
+            F.col("path").alias("file"),
+            "content",
+            "read_error",
+            "lost_bytes",
+        )
+    try:
+        listed = (
+            spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(config.input)
+        )
+    except AnalysisException as e:
+        if "PATH_NOT_FOUND" in str(e) or "does not exist" in str(e):
+            raise InputError(f"input path {config.input!r} does not exist") from None
+        raise
+    too_big = F.col("length") > config.max_bytes
+
+    def rows(content: Column, error: Column) -> list[Column]:
+        nothing = F.lit(None).cast("string")
+        return [
+            F.col(PATH),
+            nothing.alias("url"),
+            F.col(PATH).alias("file"),
+            content.alias("content"),
+            error.alias("read_error"),
+            F.lit(0).cast("bigint").alias("lost_bytes"),
+        ]
+
+    # binaryFile tests length before it reads a file: the large ones are never loaded
+    small = listed.where(~too_big).select(*rows(F.col("content"), F.lit(None).cast("string")))
+    large = listed.where(too_big).select(
+        *rows(F.lit(None).cast("binary"), F.lit(f"file larger than {config.max_bytes} bytes"))
+    )
+    return small.unionByName(large)
+
+
+def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
+    """``read_images``' rows without ``content``, plus ``fingerprint`` (the pHash as
+    bigint), ``width``, ``height``, ``format`` and ``reason`` (set = the row is a reject)."""
+    h = image_hash_udf(config.max_pixels)(F.col("content"))
+    return images.withColumn("__h", h).select(
+        PATH,
+        "url",
+        "file",
+        "lost_bytes",
+        F.col("__h.phash").alias(FINGERPRINT),
+        F.col("__h.width").alias("width"),
+        F.col("__h.height").alias("height"),
+        F.col("__h.format").alias("format"),
+        F.coalesce(F.col("read_error"), F.col("__h.error")).alias(REASON),
+    )
+
+
+def run(spark: SparkSession, config: ImagesConfig) -> Summary:
+    """Cluster the near-duplicate images of ``config.input`` into ``config.output``.
+
+    Notes:
+        Raises LostRecords (and writes no manifest) unless every input image is kept,
+        removed as a near-duplicate of a kept one, or rejected.
+    """
+    old_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(config.batch_images))
+    cache = Cache()
+    try:
+        return _run(spark, config, cache)
+    finally:
+        cache.release()
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(old_batch))
+
+
+def _run(spark: SparkSession, config: ImagesConfig, cache: Cache) -> Summary:
+    clock = StageClock(log)
+    summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
+    begin_output(config.output)
+
+    with clock.stage("read + hash") as rows:
+        tagged, summary.input = cache.materialize(hash_images(read_images(spark, config), config))
+        good = tagged.where(F.col(REASON).isNull()).drop(REASON)
+        rejects = tagged.where(F.col(REASON).isNotNull()).select(PATH, REASON)
+        summary.rejected = rejects.count()
+        summary.hashed = summary.input - summary.rejected
+        accounted = tagged.select(
+            F.col(PATH).alias(DOC_ID), REASON, LOST_BYTES, F.col("file").alias("path")
+        )
+        summary.input_stats = input_stats(accounted)
+        rows.rows_in, rows.rows_out = summary.input, summary.hashed
+
+    with clock.stage("identical") as rows:
+        # images with the same pHash: one leader (smallest path) goes on, the rest join it
+        same = F.min(PATH).over(Window.partitionBy(FINGERPRINT))
+        members = good.select(PATH, FINGERPRINT, F.col("width"), F.col("height")).withColumn(
+            LEADER, same
+        )
+        members, _ = cache.materialize(members)
+        sketches = members.where(F.col(PATH) == F.col(LEADER)).select(
+            F.col(PATH).alias(DOC_ID), FINGERPRINT
+        )
+        sketches, n_leaders = cache.materialize(sketches)
+        summary.identical = summary.hashed - n_leaders
+        rows.rows_in, rows.rows_out = summary.hashed, n_leaders
+
+    with clock.stage("candidates") as rows:
+        keys = band_keys(sketches, PIPELINE, config.k)
+        cands = candidates(keys, config.hot_bucket_size, keep=cache.keep)
+        pairs, summary.candidates = cache.materialize(cands.pairs)
+        summary.hot_buckets = cands.hot_buckets.count()
+        rows.rows_in, rows.rows_out = n_leaders, summary.candidates
+
+    with clock.stage("verify") as rows:
+        verified, summary.verified = cache.materialize(
+            verify(pairs, sketches, PIPELINE, k=config.k, threshold=0.0, verification="off")
+        )
+        rows.rows_in, rows.rows_out = summary.candidates, summary.verified
+
+    with clock.stage("components") as rows:
+        edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
+        comps = connected_components(edges, max_rounds=config.max_rounds)
+        summary.rounds = comps.rounds
+        rows.rows_in = summary.verified
+
+    with clock.stage("select") as rows:
+        pixels = F.col("width").cast("bigint") * F.col("height").cast("bigint")
+        length = pixels if config.representative == "pixels" else F.lit(0)
+        info = members.select(
+            F.col(PATH).alias(DOC_ID),
+            LEADER,
+            length.alias("__length"),
+            F.lit(None).alias("__order"),
+        )
+        selection = select_representatives(
+            info,
+            comps.labels,
+            sketches,
+            kind=PIPELINE.kind,
+            rule="longest",  # largest __length, then the smallest id
+            floor=config.k,
+            no_chaining=False,
+        )
+        cache.frames.append(selection.persisted)
+        clusters, n_clustered = cache.materialize(
+            selection.clusters.withColumnRenamed(DOC_ID, PATH)
+        )
+        summary.chained = selection.chained
+        summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()
+        summary.removed = n_clustered - summary.kept
+        summary.clusters = clusters.groupBy(CLUSTER_ID).count().where(F.col("count") > 1).count()
+        rows.rows_in, rows.rows_out = n_clustered, summary.kept
+
+    if n_clustered != summary.hashed or (
+        summary.kept + summary.removed + summary.rejected != summary.input
+    ):
+        raise LostRecords(
+            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
+            f"rejected {summary.rejected} != input (clustered {n_clustered} of {summary.hashed})"
+        )
+
+    with clock.stage("write"):
+        hashes = good.select(
+            PATH,
+            to_hex(F.col(FINGERPRINT)).alias("phash"),
+            "width",
+            "height",
+            "format",
+            "url",
+            F.lit(PIPELINE.id).alias("pipeline"),  # stored values carry their pipeline id
+        )
+        frames = {
+            "clusters": clusters.select(PATH, CLUSTER_ID, IS_REPRESENTATIVE, DISTANCE),
+            "hashes": hashes,
+            "rejects": rejects,
+            "pairs": verified,
+        }
+        write_frames(config.output, frames, config.outputs, IMAGE_OUTPUTS)
+
+    write_report(
+        config.output,
+        "images",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(PIPELINE.id, PIPELINE.version),
+        config=config,
+        input=summary.input_stats,
+    )
+    return summary
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="images.py", description="Cluster near-duplicate images.")
+    p.add_argument("--config", help="TOML file (conf/images.toml); flags override it")
+    p.add_argument("--input", help="input path (file, directory or glob)")
+    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument("--input-format", dest="input_format", choices=("files", "warc"))
+    p.add_argument("-k", type=int, help="max Hamming distance (default 10)")
+    p.add_argument("--max-pixels", dest="max_pixels", type=int)
+    p.add_argument("--max-bytes", dest="max_bytes", type=int)
+    p.add_argument("--batch-images", dest="batch_images", type=int)
+    p.add_argument("--representative", choices=("pixels", "min_id"))
+    p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
+    p.add_argument("--max-rounds", dest="max_rounds", type=int)
+    p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return job_main(
+        argv,
+        prog="images.py",
+        parser=build_parser(),
+        load=load_images_config,
+        run=run,
+        describe=lambda c, s: (
+            f"{s.input} image(s): {s.kept} kept, {s.removed} removed as near-duplicates "
+            f"in {s.clusters} cluster(s), {s.rejected} rejected -> {c.output}"
+        ),
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""jobs/images.py: the edited copies of an image (resized, re-encoded, cropped, grey,
+watermarked) cluster with it at the default k; unrelated images do not; bad files are
+rejected with a reason and the job succeeds."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFilter
+from warc_corpus import Crawl, CrawlWriter, record_id
+
+from neardup_udfs.config import ConfigError, load_images_config
+from neardup_udfs.io import InputError
+from neardup_udfs.kernels.phash import phash, phash_distance, phash_hex
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "phash-images"
+sys.path.insert(0, str(ROOT / "jobs"))
+
+import images as images_job  # noqa: E402
+
+VARIANTS = ("half", "double", "jpeg50", "crop5", "grey", "watermark")
+
+
+def encode(im: Image.Image, fmt: str = "PNG", **kw: object) -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+def scene(seed: int, size: tuple[int, int] = (320, 240)) -> Image.Image:
+    """A photo-like picture: blurred overlapping shapes on a coloured ground."""
+    rng = random.Random(seed)
+    im = Image.new("RGB", size, tuple(rng.randrange(256) for _ in range(3)))
+    draw = ImageDraw.Draw(im)
+    w, h = size
+    for _ in range(12):
+        x0, y0 = rng.randrange(w), rng.randrange(h)
+        box = (x0, y0, x0 + rng.randrange(20, w // 2), y0 + rng.randrange(20, h // 2))
+        fill = tuple(rng.randrange(256) for _ in range(3))
+        (draw.ellipse if rng.random() < 0.5 else draw.rectangle)(box, fill=fill)
+    return im.filter(ImageFilter.GaussianBlur(2))
+
+
+def variants(im: Image.Image) -> dict[str, bytes]:
+    """The issue's edits: x0.5, x2, JPEG quality 50, a 5% crop (2.5% off each side), grey,
+    a text watermark."""
+    rgb = im.convert("RGB")
+    w, h = rgb.size
+    dx, dy = max(1, round(w * 0.025)), max(1, round(h * 0.025))
+    marked = rgb.copy()
+    ImageDraw.Draw(marked).text((w * 0.05, h * 0.8), "(c) neardup", fill=(255, 255, 255))
+    return {
+        "half": encode(rgb.resize((w // 2, h // 2), Image.LANCZOS)),
+        "double": encode(rgb.resize((w * 2, h * 2), Image.LANCZOS)),
+        "jpeg50": encode(rgb, "JPEG", quality=50),
+        "crop5": encode(rgb.crop((dx, dy, w - dx, h - dy))),
+        "grey": encode(rgb.convert("L")),
+        "watermark": encode(marked),
+    }
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
+    """A folder of families (an original and its six variants: the golden circle and four
+    generated scenes), three unrelated scenes, and five bad files; family name -> file names."""
+    root = tmp_path_factory.mktemp("photos")
+    families: dict[str, list[str]] = {}
+    originals = {"circle": Image.open(GOLDEN / "circle_128.png").convert("RGB")}
+    originals.update({f"scene{s}": scene(s) for s in range(4)})
+    for name, im in originals.items():
+        (root / f"{name}.png").write_bytes(encode(im))
+        families[name] = [f"{name}.png"]
+        for v, data in variants(im).items():
+            ext = "jpg" if v == "jpeg50" else "png"
+            (root / f"{name}-{v}.{ext}").write_bytes(data)
+            families[name].append(f"{name}-{v}.{ext}")
+    for s in (10, 11, 12):
+        (root / "other").mkdir(exist_ok=True)
+        (root / "other" / f"scene{s}.jpg").write_bytes(encode(scene(s), "JPEG", quality=90))
+    bad = root / "bad"
+    bad.mkdir()
+    (bad / "notes.txt").write_text("not an image at all")
+    png = encode(scene(20))
+    (bad / "truncated.png").write_bytes(png[: len(png) // 2])
+    (bad / "huge.png").write_bytes(encode(Image.new("L", (3000, 2000), 7)))  # 6 Mpx
+    (bad / "picture.bmp").write_bytes(encode(scene(21, (100, 80)), "BMP"))
+    (bad / "big.bin").write_bytes(bytes(300_000))
+    return root, families
+
+
+def _run(spark, src: Path, out: Path, **overrides: object) -> images_job.Summary:  # type: ignore[no-untyped-def]
+    cfg = load_images_config(
+        str(ROOT / "conf" / "images.toml"),
+        input=str(src),
+        output=str(out),
+        max_pixels=5_000_000,
+        max_bytes=200_000,
+        outputs=("clusters", "hashes", "rejects", "pairs"),
+        **overrides,
+    )
+    summary = images_job.run(spark, cfg)
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+    return summary
+
+
+@pytest.fixture(scope="module")
+def photos_run(spark, photos, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """One run of the job over ``photos`` (every output, pairs too): (summary, output dir)."""
+    out = tmp_path_factory.mktemp("images") / "out"
+    return _run(spark, photos[0], out), out
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def test_variants_are_within_k_and_families_apart() -> None:
+    """The corpus is what the job test assumes: every variant within 10 bits of its
+    original, different pictures more than 10 bits apart."""
+    base = {s: phash(encode(scene(s))) for s in (0, 1, 2, 3, 10, 11, 12)}
+    for s in (0, 1, 2, 3):
+        for v, data in variants(scene(s)).items():
+            assert phash_distance(base[s], phash(data)) <= 10, (s, v)
+    seeds = sorted(base)
+    assert min(phash_distance(base[a], base[b]) for a in seeds for b in seeds if a < b) > 10
+
+
+def test_images_job_clusters_the_families(spark, photos, photos_run) -> None:  # type: ignore[no-untyped-def]
+    _, families = photos
+    s, out = photos_run
+    clusters = spark.read.parquet(str(out / "clusters")).collect()
+    groups: dict[str, set[str]] = {}
+    for r in clusters:
+        groups.setdefault(r.cluster_id, set()).add(_name(r.path))
+    found = sorted(sorted(g) for g in groups.values() if len(g) > 1)
+    assert found == sorted(sorted(f) for f in families.values())
+    # unrelated images are clusters of their own
+    singles = {_name(p) for g in groups.values() if len(g) == 1 for p in g}
+    assert singles == {"scene10.jpg", "scene11.jpg", "scene12.jpg"}
+    # the representative: the largest pixel count (the x2 copy), distances to it <= k
+    for r in clusters:
+        if r.is_representative:
+            assert _name(r.path) in {"scene10.jpg", "scene11.jpg", "scene12.jpg"} or _name(
+                r.path
+            ).endswith("-double.png")
+        assert r.distance <= 10
+    assert (s.kept, s.removed, s.rejected) == (5 + 3, 5 * 6, 5)
+    assert s.kept + s.removed + s.rejected == s.input == 5 * 7 + 3 + 5
+
+
+def test_images_job_outputs_hashes_and_rejects(spark, photos, photos_run) -> None:  # type: ignore[no-untyped-def]
+    root, _ = photos
+    _, out = photos_run
+    hashes = {_name(r.path): r for r in spark.read.parquet(str(out / "hashes")).collect()}
+    circle = hashes["circle.png"]
+    assert circle.phash == phash_hex(phash((root / "circle.png").read_bytes()))
+    assert (circle.width, circle.height, circle.format) == (128, 128, "PNG")
+    assert (hashes["scene0-half.png"].width, hashes["scene0-half.png"].height) == (160, 120)
+    assert hashes["scene0-jpeg50.jpg"].format == "JPEG"
+    reasons = {_name(r.path): r.reason for r in spark.read.parquet(str(out / "rejects")).collect()}
+    assert set(reasons) == {"notes.txt", "truncated.png", "huge.png", "picture.bmp", "big.bin"}
+    assert "unknown or unsupported image format" in reasons["notes.txt"]
+    assert "unsupported" in reasons["picture.bmp"]
+    assert "over the limit of 5000000" in reasons["huge.png"]
+    assert reasons["big.bin"] == "file larger than 200000 bytes"
+    assert reasons["truncated.png"]  # Go's PNG reader and ours: unexpected EOF / truncated
+    report = json.loads((out / "report.json").read_text())
+    assert report["counts"]["rejected"] == 5
+    assert sum(report["input"]["rejects_by_reason"].values()) == 5
+    assert report["pipeline"]["id"] == "phash/1" == circle.pipeline
+    assert (out / "_MANIFEST.json").exists()
+    pairs = spark.read.parquet(str(out / "pairs"))
+    assert pairs.count() > 0 and pairs.agg({"distance": "max"}).first()[0] <= 10
+
+
+def test_smaller_k_splits_the_crops_off(spark, photos, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root, families = photos
+    s = _run(spark, root, tmp_path / "out", k=0, representative="min_id")
+    assert s.removed < 5 * 6  # exact-hash copies still cluster, edited ones no longer all do
+    clusters = spark.read.parquet(str(tmp_path / "out" / "clusters")).collect()
+    for r in clusters:
+        assert r.distance == 0
+        if r.is_representative:
+            assert r.path == r.cluster_id
+    reps = {r.cluster_id for r in clusters}
+    assert all(
+        min(p for p in (c.path for c in clusters if c.cluster_id == cid)) == cid for cid in reps
+    )
+
+
+def test_warc_image_records(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    crawl = Crawl()
+    (tmp_path / "crawl").mkdir()
+    w = CrawlWriter(tmp_path / "crawl" / "a.warc.gz", crawl)
+    im = scene(0)
+    w.response("orig", "http://x/a.png", encode(im), content_type="image/png")
+    w.response("copy", "http://x/a.jpg", variants(im)["jpeg50"], content_type="image/jpeg")
+    w.response("other", "http://x/b.png", encode(scene(11)), content_type="image/png")
+    w.response("page", "http://x/", b"<p>a page</p>")
+    w.close()
+    s = _run(spark, tmp_path / "crawl", tmp_path / "out", input_format="warc")
+    assert (s.input, s.rejected, s.kept, s.removed) == (4, 1, 2, 1)
+    clusters = {
+        r.path: r.cluster_id
+        for r in spark.read.parquet(str(tmp_path / "out" / "clusters")).collect()
+    }
+    assert clusters[record_id("orig")] == clusters[record_id("copy")]
+    assert clusters[record_id("other")] != clusters[record_id("orig")]
+    hashes = {r.path: r.url for r in spark.read.parquet(str(tmp_path / "out" / "hashes")).collect()}
+    assert hashes[record_id("copy")] == "http://x/a.jpg"
+    (reject,) = spark.read.parquet(str(tmp_path / "out" / "rejects")).collect()
+    assert reject.reason == "content type text/html is not a document type"
+
+
+def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError, match="k"):
+        load_images_config(input="a", output="b", k=64)
+    with pytest.raises(ConfigError, match="input_format"):
+        load_images_config(input="a", output="b", input_format="jsonl")
+    with pytest.raises(ConfigError, match="outputs"):
+        load_images_config(input="a", output="b", outputs=("docs",))
+    with pytest.raises(InputError, match="does not exist"):
+        _run(spark, tmp_path / "nowhere", tmp_path / "out")
+
+
+def test_cli_exit_status(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert images_job.main(["--input", "x", "--output", str(tmp_path), "-k", "99"]) == 2
