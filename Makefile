@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: run test test-fast test-browser lint bench golden clean fingerprint dedup spans boilerplate index
+.PHONY: run test test-fast test-browser lint bench golden clean fingerprint dedup spans boilerplate index images
 
 INPUT  ?= samples
 OUTPUT ?= out/dedup
@@ -53,9 +53,58 @@ boilerplate: $(STAMP)
 		t['passage'] = t['passage'].str.replace('\n', ' ').str.slice(0, 70); \
 		print(t.sort_values(['docs', 'length'], ascending=False).to_string(index=False))"
 
+## make images INPUT=... OUTPUT=... [ARGS="-k 8 ..."]: the images job, local mode
+images: $(STAMP)
+	$(SPARK_SUBMIT) jobs/images.py --config conf/images.toml --input $(INPUT) --output $(OUTPUT) $(ARGS)
+
 ## make fingerprint INPUT=... OUTPUT=...: the Spark fingerprint job in local mode
 fingerprint: $(STAMP)
 	$(SPARK_SUBMIT) jobs/fingerprint.py --input $(INPUT) --output $(OUTPUT) $(ARGS)
+
+## make package: cluster artifacts in dist/ (README "Running on a cluster"): the wheel, a
+## --py-files zip of neardup_udfs, and a venv-pack archive of a runtime env (build/env)
+.PHONY: package
+VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' pyproject.toml)
+WHEEL    := dist/neardup-$(VERSION)-py3-none-any.whl
+PKG_SRC  := $(shell find neardup_udfs -name __pycache__ -prune -o -type f \
+	\( -name '*.py' -o -name '*.json' \) -print)
+RUNTIME  := build/env
+SITE     := lib/python*/site-packages
+# Not in the archive: pyspark and py4j (the cluster's Spark provides them: executors import
+# pyspark from $SPARK_HOME/python/lib/pyspark.zip), their scripts, test suites, make's stamp.
+PACK_EXCLUDE := $(SITE)/pyspark/* $(SITE)/pyspark-*.dist-info/* $(SITE)/py4j/* \
+	$(SITE)/py4j-*.dist-info/* share/py4j/* $(SITE)/*/tests/* bin/__pycache__/* \
+	bin/pyspark* bin/spark-* bin/beeline* bin/find-spark-home* bin/find_spark_home.py \
+	bin/load-spark-env* bin/run-example* bin/sparkR* bin/docker-image-tool.sh .installed
+
+package: $(WHEEL) dist/neardup_udfs.zip dist/neardup-env.tar.gz
+	@ls -l $^
+
+$(WHEEL): $(STAMP) pyproject.toml $(PKG_SRC)
+	rm -rf build/lib build/bdist.* dist/neardup-*.whl  # setuptools keeps deleted modules there
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
+
+# the wheel's neardup_udfs/ (sources and data/*.json, no __pycache__) at the zip's root
+dist/neardup_udfs.zip: $(WHEEL)
+	rm -rf build/pyfiles $@
+	$(BIN)/python -m zipfile -e $(WHEEL) build/pyfiles
+	$(BIN)/python -m zipfile -c $@ build/pyfiles/neardup_udfs
+
+# a fresh runtime env when pyproject.toml changes; else only the wheel is reinstalled
+$(RUNTIME)/pyvenv.cfg: pyproject.toml
+	rm -rf $(RUNTIME)
+	$(PYTHON) -m venv --without-pip $(RUNTIME)
+
+$(RUNTIME)/.installed: $(RUNTIME)/pyvenv.cfg $(WHEEL)
+	$(BIN)/python -m pip --python $(RUNTIME)/bin/python install --quiet $(WHEEL)
+	$(BIN)/python -m pip --python $(RUNTIME)/bin/python install --quiet --no-deps \
+		--force-reinstall $(WHEEL)
+	touch $@
+
+dist/neardup-env.tar.gz: $(RUNTIME)/.installed
+	$(BIN)/venv-pack --quiet --force --prefix $(RUNTIME) --output $@ \
+		$(foreach p,$(PACK_EXCLUDE),--exclude '$(p)')
+	chmod 644 $@
 
 ## make test: lint, then every test
 test: $(STAMP) lint
@@ -71,8 +120,30 @@ test-browser: $(STAMP)
 	$(BIN)/python -m pytest -q -m browser
 	@echo "screenshot: out/report-screenshot.png"
 
+## make test-airflow: the Airflow DAG (conf/airflow) and its tests (tests_airflow), in a venv
+## of their own, .venv-airflow (the main one has no Airflow); no Airflow DB, scheduler or Spark
+.PHONY: test-airflow
+AIRFLOW_VENV  := .venv-airflow
+AIRFLOW_STAMP := $(AIRFLOW_VENV)/.installed
+AIRFLOW_PINS  := 'apache-airflow>=3.3,<4' 'apache-airflow-providers-apache-spark>=6.3,<7' \
+	'pytest>=8'
+
+# reinstalled (a no-op unless the pins changed) when this Makefile changes; '*' in its own
+# .gitignore keeps the venv out of git
+$(AIRFLOW_STAMP): Makefile
+	test -x $(AIRFLOW_VENV)/bin/python || $(PYTHON) -m venv $(AIRFLOW_VENV)
+	echo '*' > $(AIRFLOW_VENV)/.gitignore
+	$(AIRFLOW_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(AIRFLOW_VENV)/bin/python -m pip install --quiet $(AIRFLOW_PINS)
+	touch $@
+
+test-airflow: $(AIRFLOW_STAMP)
+	mkdir -p $(AIRFLOW_VENV)/airflow-home
+	AIRFLOW_HOME=$(abspath $(AIRFLOW_VENV))/airflow-home \
+		$(AIRFLOW_VENV)/bin/python -m pytest -q tests_airflow
+
 lint: $(STAMP)
-	$(BIN)/ruff check $(wildcard neardup_udfs jobs tests bench)
+	$(BIN)/ruff check $(wildcard neardup_udfs jobs tests bench conf/airflow tests_airflow)
 	$(BIN)/mypy
 
 ## make bench: throughput figures; installs the compared libraries into the venv (bench only)
@@ -92,6 +163,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_dedup.py --large-only --scale 500000
 	@echo
 	$(BIN)/python bench/bench_index.py
+	@echo
+	$(BIN)/python bench/bench_warc.py
+	@echo
+	$(BIN)/python bench/bench_images.py
 
 ## make golden: the only way tests/golden changes (copies the reference goldens from ../shared)
 golden:
@@ -102,5 +177,5 @@ golden:
 	mkdir -p tests/golden/phash-images && cp ../shared/golden/phash-images/* tests/golden/phash-images/
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis out
+	rm -rf $(VENV) $(AIRFLOW_VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis out
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
