@@ -131,18 +131,26 @@ def read_file(fh: IO[bytes], path: str, size: int, options: WarcOptions) -> Iter
 
 
 def record_batches(
-    files: Iterable[tuple[str, int]], open_file: Opener, options: WarcOptions, rows: int = 1000
+    files: Iterable[tuple[str, int]],
+    open_file: Opener,
+    options: WarcOptions,
+    rows: int = 1000,
+    max_batch_bytes: int = 64 << 20,
 ) -> Iterator[pd.DataFrame]:
-    """The rows of every file, ``rows`` at a time (bounded memory whatever the file size)."""
+    """The rows of every file, at most ``rows`` at a time and, beyond the first row of a
+    batch, at most ``max_batch_bytes`` of payload (bounded memory whatever the file size)."""
     batch: list[Row] = []
+    held = 0
     for path, size in files:
         fh, actual = open_file(path)
         with fh:
             for row in read_file(fh, path, actual if actual >= 0 else size, options):
+                payload = row["text"] if row["text"] is not None else row["content"]
+                held += len(payload) if payload is not None else 0
                 batch.append(row)
-                if len(batch) >= rows:
+                if len(batch) >= rows or held >= max_batch_bytes:
                     yield _frame(batch, options.columns)
-                    batch = []
+                    batch, held = [], 0
     if batch:
         yield _frame(batch, options.columns)
 

@@ -303,3 +303,15 @@ def test_bytes_payload_keeps_image_records_as_bytes(tmp_path: Path) -> None:
     files = [(str(crawl.files[0]), os.path.getsize(crawl.files[0]))]
     (frame,) = record_batches(files, lambda p: (open(p, "rb"), os.path.getsize(p)), options)
     assert list(frame.columns) == list(BYTES_COLUMNS)
+
+
+def test_record_batches_are_bounded_by_bytes_too(tmp_path: Path) -> None:
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "b.warc.gz", crawl)
+    for i in range(6):
+        w.response(f"p{i}", f"http://x/{i}", b"<p>" + b"x" * 1000 + b"</p>")
+    w.close()
+    files = [(str(crawl.files[0]), os.path.getsize(crawl.files[0]))]
+    opener = lambda p: (open(p, "rb"), os.path.getsize(p))  # noqa: E731
+    batches = list(record_batches(files, opener, WarcOptions(), rows=100, max_batch_bytes=2500))
+    assert [len(b) for b in batches] == [3, 3]
