@@ -132,7 +132,7 @@ def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
     """``read_images``' rows without ``content``, plus ``fingerprint`` (the pHash as
     bigint), ``width``, ``height``, ``format`` and ``reason`` (set = the row is a reject)."""
     h = image_hash_udf(config.max_pixels)(F.col("content"))
-    return images.withColumn("__h", h).select(
+    hashed = images.withColumn("__h", h).select(
         PATH,
         "url",
         "file",
@@ -142,6 +142,17 @@ def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
         F.col("__h.height").alias("height"),
         F.col("__h.format").alias("format"),
         F.coalesce(F.col("read_error"), F.col("__h.error")).alias(REASON),
+    )
+    # an id read twice (a WARC record in two files): one copy goes on, the others are
+    # rejects; ranked after hashing, so no image bytes are shuffled
+    order = [F.col(REASON).asc_nulls_first(), F.col("file"), F.col(FINGERPRINT)]
+    copy = F.row_number().over(Window.partitionBy(PATH).orderBy(*order))
+    return (
+        hashed.withColumn("__copy", copy)
+        .withColumn(
+            REASON, F.when(F.col("__copy") > 1, F.lit("duplicate path")).otherwise(F.col(REASON))
+        )
+        .drop("__copy")
     )
 
 

@@ -206,8 +206,10 @@ def test_warc_image_records(spark, tmp_path) -> None:  # type: ignore[no-untyped
     w.response("other", "http://x/b.png", encode(scene(11)), content_type="image/png")
     w.response("page", "http://x/", b"<p>a page</p>")
     w.close()
+    # the same crawl file twice: every record id is read twice
+    (tmp_path / "crawl" / "b.warc.gz").write_bytes((tmp_path / "crawl" / "a.warc.gz").read_bytes())
     s = _run(spark, tmp_path / "crawl", tmp_path / "out", input_format="warc")
-    assert (s.input, s.rejected, s.kept, s.removed) == (4, 1, 2, 1)
+    assert (s.input, s.rejected, s.kept, s.removed) == (8, 5, 2, 1)
     clusters = {
         r.path: r.cluster_id
         for r in spark.read.parquet(str(tmp_path / "out" / "clusters")).collect()
@@ -216,8 +218,10 @@ def test_warc_image_records(spark, tmp_path) -> None:  # type: ignore[no-untyped
     assert clusters[record_id("other")] != clusters[record_id("orig")]
     hashes = {r.path: r.url for r in spark.read.parquet(str(tmp_path / "out" / "hashes")).collect()}
     assert hashes[record_id("copy")] == "http://x/a.jpg"
-    (reject,) = spark.read.parquet(str(tmp_path / "out" / "rejects")).collect()
-    assert reject.reason == "content type text/html is not a document type"
+    reasons = sorted(
+        r.reason for r in spark.read.parquet(str(tmp_path / "out" / "rejects")).collect()
+    )
+    assert reasons == ["content type text/html is not a document type"] + ["duplicate path"] * 4
 
 
 def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
