@@ -168,20 +168,13 @@ def _row(record: ArcWarcRecord, path: str, offset: int, options: WarcOptions) ->
         raise ValueError(f"not a WARC record at offset {offset}")
     headers = record.rec_headers
     warc_type = record.rec_type
-    row: Row = {
-        "doc_id": headers.get_header("WARC-Record-ID") or f"{path}@{offset}",
-        "url": headers.get_header("WARC-Target-URI"),
-        "warc_date": headers.get_header("WARC-Date"),
-        "warc_type": warc_type,
-        "content_type": None,
-        "http_status": None,
-        "path": path,
-        "offset": offset,
-        "text": None,
-        "content": None,
-        "read_error": None,
-        "lost_bytes": 0,
-    }
+    row = _located(path, offset)
+    row.update(
+        doc_id=headers.get_header("WARC-Record-ID") or row["doc_id"],
+        url=headers.get_header("WARC-Target-URI"),
+        warc_date=headers.get_header("WARC-Date"),
+        warc_type=warc_type,
+    )
     http = record.http_headers if warc_type in ("response", "revisit") else None
     if http is not None:
         status = http.get_statuscode()
@@ -279,21 +272,17 @@ def _media_type(content_type: str | None) -> tuple[str | None, str | None]:
     return media, charset
 
 
+def _located(path: str, offset: int) -> Row:
+    """A row of every column, named by its location (``<path>@<offset>``), nothing read yet."""
+    row: Row = dict.fromkeys(COLUMNS + ("content",))
+    row.update(doc_id=f"{path}@{offset}", path=path, offset=offset, lost_bytes=0)
+    return row
+
+
 def _lost(path: str, offset: int, n: int, reason: str) -> Row:
-    return {
-        "doc_id": f"{path}@{offset}",
-        "url": None,
-        "warc_date": None,
-        "warc_type": None,
-        "content_type": None,
-        "http_status": None,
-        "path": path,
-        "offset": offset,
-        "text": None,
-        "content": None,
-        "read_error": reason,
-        "lost_bytes": n,
-    }
+    row = _located(path, offset)
+    row.update(read_error=reason, lost_bytes=n)
+    return row
 
 
 def _blank(fh: IO[bytes], start: int, size: int) -> bool:
