@@ -106,19 +106,34 @@ dist/neardup-env.tar.gz: $(RUNTIME)/.installed
 		$(foreach p,$(PACK_EXCLUDE),--exclude '$(p)')
 	chmod 644 $@
 
-## make test: lint, then every test
+## make test: lint, then every kernel, stage, job and CLI test (the fast tier, no e2e)
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q -m "not browser"
+	$(BIN)/python -m pytest -q -m "not e2e"
 
 ## make test-fast: kernel tests only, no JVM
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not spark and not browser"
+	$(BIN)/python -m pytest -q -m "not spark and not e2e"
+
+## make test-e2e: the end-to-end tier: spark-submit of every job, the standalone cluster and
+## its fault test, report.html in headless chromium (installs Debian's), the Airflow DAG
+.PHONY: test-e2e chromium
+test-e2e: $(STAMP) chromium test-airflow
+	$(BIN)/python -m pytest -q -m e2e
+	@echo "screenshot: out/report-screenshot.png"
+
+chromium:
+	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
 
 ## make test-browser: report.html rendered by headless Chromium (installs Debian's chromium)
-test-browser: $(STAMP)
-	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
+test-browser: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -m browser
 	@echo "screenshot: out/report-screenshot.png"
+
+## make coverage: both tiers (not Airflow) with line coverage of neardup_udfs and jobs
+.PHONY: coverage
+coverage: $(STAMP) chromium
+	$(BIN)/python -m pytest -q --cov=neardup_udfs --cov=jobs --cov-report=term \
+		--cov-report=json:out/coverage.json
 
 ## make test-airflow: the Airflow DAG (conf/airflow) and its tests (tests_airflow), in a venv
 ## of their own, .venv-airflow (the main one has no Airflow); no Airflow DB, scheduler or Spark

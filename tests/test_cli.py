@@ -1,4 +1,5 @@
-"""The `neardup` command, run as a subprocess like a user runs it."""
+"""The `neardup` command: every behaviour through ``main`` in this process, and every
+subcommand once as a real process (``python -m neardup_udfs``), as a user runs it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,23 @@ LOCKED = b"Your apple id has been locked. Please verify your account now"
 
 
 def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    """``neardup ARGS`` run in this process through ``main``: standard input, output and error
+    replaced for the call, the exit status of ``main`` or of argparse's ``SystemExit``."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = io.TextIOWrapper(io.BytesIO(stdin)), out, err
+    try:
+        try:
+            status = main(list(args))
+        except SystemExit as e:  # argparse usage errors
+            status = int(e.code or 0)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
+
+
+def run_process(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    """``python -m neardup_udfs ARGS`` as a real process, the way a user runs it."""
     proc = subprocess.run(
         [sys.executable, "-m", "neardup_udfs", *args],
         input=stdin,
@@ -432,12 +451,70 @@ def test_cover_missing_file_named_others_printed(
     assert err == f"neardup: cannot read '{missing}': No such file or directory\n"
 
 
-def test_overlaps_subprocess_with_stdin(posts: list[Path]) -> None:
-    a, b = posts[0], posts[2]
-    res = run("overlaps", "--k", "8", "--w", "6", "-", str(b), stdin=a.read_bytes())
-    assert res.returncode == 0 and res.stderr == ""
-    spans = winnow.overlaps(a.read_bytes(), b.read_bytes(), 8, 6)
-    assert res.stdout == "".join(f"{s.pos_a},{s.pos_b},{s.length}\n" for s in spans) != ""
+def _clusters_output(root: Path) -> Path:
+    """A finished dedup output of one cluster {a*, b} and a single c (no Spark needed)."""
+    from test_report_html import make_output
+
+    make_output(root, {"a": [("b", 0.9)], "c": []})
+    (root / "_MANIFEST.json").write_text("{}")
+    return root
+
+
+def test_clusters_lists_families_largest_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _clusters_output(tmp_path / "out")
+    status, out, err = cli(capsys, "clusters", str(root))
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        "3 document(s), 1 cluster(s) of 2+ (* = kept):",
+        "",
+        "[1] 2 members",
+        " * a  (similarity None)",
+        "   b  (similarity 0.900)",
+    ]
+    status, out, _ = cli(capsys, "clusters", "--min", "1", str(root))
+    assert status == 0 and out.startswith("3 document(s), 2 cluster(s) of 1+")
+    (root / "_MANIFEST.json").unlink()
+    status, out, err = cli(capsys, "clusters", str(root))
+    assert (status, out) == (2, "") and "no _MANIFEST.json" in err
+
+
+def _process_cases(tmp: Path) -> list[tuple[list[str], bytes, int, str]]:
+    """One invocation of every subcommand: (args, stdin, exit status, a line of its output)."""
+    a, b, fox = tmp / "a.txt", tmp / "b.txt", tmp / "fox.txt"
+    a.write_bytes(LOCKED + b"!")
+    b.write_bytes(LOCKED + b".")
+    fox.write_bytes(b"the quick brown fox")
+    root = _clusters_output(tmp / "out")
+    winnowed = json.dumps({"id": str(fox), "fingerprints": FOX_K4_W4})
+    cover = ["--k", "8", "--w", "6", "--min-docs", "2", "--min-run", "5"]
+    return [
+        (["fingerprint"], b"hello there", 0, f"{neardup_udfs.fingerprint(b'hello there'):016x}"),
+        (["fp", str(a)], b"", 0, f"{neardup_udfs.fingerprint(a.read_bytes()):016x}\t{a}"),
+        (["cluster", "-k", "3", str(a), str(b)], b"", 0, "[1] 2 members"),
+        (["signature", str(a)], b"", 0, f'"id": "{a}"'),
+        (["similarity", str(a), str(b)], b"", 0, '"jaccard": 1.0'),
+        (["winnow", "--k", "4", "--w", "4", str(fox)], b"", 0, winnowed),
+        (["overlaps", "--k", "4", "--w", "4", "-", str(b)], a.read_bytes(), 0, "2,2,57"),
+        (["cover", *cover, str(a), str(b)], b"", 0, f'"id": "{a}"'),
+        (["clusters", str(root)], b"", 0, "[1] 2 members"),
+        (["report", str(root)], b"", 0, str(root / "report.html")),
+        (["near", "--index", str(tmp / "none"), str(a)], b"", 2, "no index at"),
+        (["similar", "--index", str(tmp / "none"), str(a)], b"", 2, "no index at"),
+        (["version"], b"", 0, f"neardup {neardup_udfs.__version__}"),
+        (["frobnicate"], b"", 2, "invalid choice: 'frobnicate'"),
+    ]
+
+
+def test_every_subcommand_runs_as_a_process(tmp_path: Path) -> None:
+    """The same entry point a user runs: ``python -m neardup_udfs``, real standard streams."""
+    cases = _process_cases(tmp_path)
+    with ThreadPoolExecutor(max_workers=2) as pool:  # independent processes, two cores
+        results = list(pool.map(lambda c: run_process(*c[0], stdin=c[1]), cases))
+    for (args, _, status, line), res in zip(cases, results, strict=True):
+        assert res.returncode == status, (args, res.stderr)
+        assert line in (res.stdout if status == 0 else res.stderr), (args, res)
 
 
 def test_near_and_similar_without_an_index(

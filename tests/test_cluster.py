@@ -31,7 +31,8 @@ import pyspark
 import pytest
 from dedup_corpus import planted
 
-pytestmark = [pytest.mark.cluster, pytest.mark.spark]
+# make package and the jobs take minutes on a loaded 2-core machine: past the default timeout
+pytestmark = [pytest.mark.e2e, pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400)]
 
 ROOT = Path(__file__).resolve().parent.parent
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
@@ -242,8 +243,11 @@ class Cluster:
         return "\n".join(parts)
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster for the module: the plain run first, then the fault test, which kills one
+    of its two workers (so it must stay last in the file)."""
+    tmp_path = tmp_path_factory.mktemp("cluster")
     master_port, master_ui = _free_ports(2)
     c = Cluster(tmp_path / "cluster", _env(tmp_path), master_port, master_ui)
     c.root.mkdir()

@@ -1,7 +1,8 @@
 """report.html in a real browser: headless Chromium renders it to out/report-screenshot.png.
 
-Opt-in (``make test-browser`` installs Debian's chromium package and runs only this file);
-``make test`` deselects the ``browser`` marker. Look at the screenshot after a run.
+The end-to-end tier (``make test-e2e``, or ``make test-browser`` for this file alone) installs
+Debian's chromium package first; ``make test`` deselects the ``e2e`` marker. Look at the
+screenshot after a run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from test_report_html import standard  # noqa: F401 (the fixture: a page with ev
 
 from neardup_udfs.report_html import write_report_html
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 SHOT = Path(__file__).resolve().parents[1] / "out" / "report-screenshot.png"
 WIDTH, HEIGHT = 1280, 3200

@@ -143,25 +143,6 @@ def test_job_on_jsonl_with_rejects(spark, tmp_path: Path) -> None:  # type: igno
         )
 
 
-def test_spark_submit_end_to_end(tmp_path: Path) -> None:
-    spark_submit = Path(sys.executable).parent / "spark-submit"
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    cmd = [
-        str(spark_submit),
-        "--properties-file",
-        str(ROOT / "conf/spark-local.conf"),
-        str(ROOT / "jobs/fingerprint.py"),
-        "--input",
-        str(ROOT / "samples"),
-        "--output",
-        str(tmp_path / "out"),
-    ]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    n = len(os.listdir(ROOT / "samples"))
-    assert f"{n} document(s): {n} fingerprinted, 0 rejected (ditto/2)" in res.stdout
-
-
 def test_job_refuses_bad_preset_before_spark_starts(tmp_path: Path) -> None:
     res = subprocess.run(
         [
