@@ -400,22 +400,21 @@ def test_minhash_estimate_semblance_banding_equals_naive(
 
 
 def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The module's run (2 shuffle partitions, AQE on) against one with every partitioning
+    knob moved at once: 17 shuffle partitions without AQE's coalescing, Arrow batches of 2
+    rows and input splits of 4 KB (so one file is read by several tasks)."""
     src, out, _ = minhash_run
-    for i, settings in enumerate(
-        [
-            {"spark.sql.shuffle.partitions": "1", "spark.sql.adaptive.enabled": "false"},
-            {
-                "spark.sql.shuffle.partitions": "17",
-                "spark.sql.execution.arrow.maxRecordsPerBatch": "2",
-                "spark.sql.files.maxPartitionBytes": "4096",
-            },
-        ]
-    ):
-        other = tmp_path / f"out{i}"
-        with spark_conf(spark, **settings):
-            _run(spark, src, other, max_text_bytes=100_000)
-        for name in ("clusters", "docs", "rejects", "pairs"):
-            assert _table(spark, other, name) == _table(spark, out, name), (settings, name)
+    settings = {
+        "spark.sql.shuffle.partitions": "17",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.execution.arrow.maxRecordsPerBatch": "2",
+        "spark.sql.files.maxPartitionBytes": "4096",
+    }
+    other = tmp_path / "out"
+    with spark_conf(spark, **settings):
+        _run(spark, src, other, max_text_bytes=100_000)
+    for name in ("clusters", "docs", "rejects", "pairs"):
+        assert _table(spark, other, name) == _table(spark, out, name), name
 
 
 def test_simhash_equals_the_kernel_index(spark, corpus: Corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -473,29 +472,59 @@ def test_default_ids_are_file_and_record_index(spark, tmp_path: Path) -> None:  
     assert ("a.jsonl:7", "doc 7") in small and len(small) == 50
 
 
-def test_representative_rules(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_representative_rules_choose_the_first_member(spark) -> None:  # type: ignore[no-untyped-def]
+    """select_representatives: min_id, longest (ties: smaller id) and earliest (nulls last);
+    one representative per component, a component of one represents itself."""
+    from neardup_udfs.stages.select import select_representatives
+
+    members = spark.createDataFrame(
+        [("a", "a", 100, "2024-03-01"), ("b", "b", 130, "2024-01-15"), ("c", "c", 130, None),
+         ("d", "a", 100, "2024-06-01"), ("z", "z", 40, "2023-01-01")],
+        "doc_id string, leader string, __length int, __order string",
+    )  # fmt: skip
+    labels = spark.createDataFrame(
+        [("a", "a"), ("b", "a"), ("c", "a")], "node string, label string"
+    )
+    fp = {"a": 0, "b": 1, "c": 3, "z": -1}
+    sketches = spark.createDataFrame(list(fp.items()), "doc_id string, fingerprint bigint")
+    chosen = {}
+    for rule in ("min_id", "longest", "earliest"):
+        sel = select_representatives(
+            members, labels, sketches, kind="simhash", rule=rule, floor=10, no_chaining=False
+        )
+        rows = {r.doc_id: r for r in sel.clusters.collect()}
+        sel.persisted.unpersist()
+        assert {d: r.is_representative for d, r in rows.items() if r.is_representative} == {
+            rows["a"].cluster_id: True,
+            "z": True,
+        }
+        assert rows["d"].cluster_id == rows["a"].cluster_id and rows["d"].distance == (
+            bin(fp["a"] ^ fp[rows["a"].cluster_id]).count("1")
+        )
+        chosen[rule] = rows["a"].cluster_id
+    assert chosen == {"min_id": "a", "longest": "b", "earliest": "b"}
+
+
+def test_representative_rule_reaches_the_stage(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The job passes the text's byte length to the rule (``longest``)."""
     base = " ".join(f"word{i} common text here" for i in range(40))
     rows = [
-        {"url": "a", "body": base, "day": "2024-03-01"},
-        {"url": "b", "body": base + " extra tail words for length", "day": "2024-01-15"},
-        {"url": "c", "body": base + " tail", "day": None},
-        {"url": "z", "body": "an unrelated short document about gardening", "day": "2023-01-01"},
+        {"url": "a", "body": base},
+        {"url": "b", "body": base + " extra tail words for length"},
+        {"url": "c", "body": base + " tail"},
+        {"url": "z", "body": "an unrelated short document about gardening"},
     ]
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    chosen = {}
-    for rule in ("min_id", "longest", "earliest"):
-        out = tmp_path / rule
-        extra = {"order_col": "day"} if rule == "earliest" else {}
-        s = _run(spark, src, out, method="simhash", k=10, representative=rule, **extra)
-        assert (s.kept, s.removed) == (2, 2)
-        reps = {r.cluster_id for r in spark.read.parquet(str(out / "clusters")).collect()}
-        chosen[rule] = sorted(reps - {"z"})
-    assert chosen == {"min_id": ["a"], "longest": ["b"], "earliest": ["b"]}
+    out = tmp_path / "longest"
+    s = _run(spark, src, out, method="simhash", k=10, representative="longest")
+    assert (s.kept, s.removed) == (2, 2)
+    reps = {r.cluster_id for r in spark.read.parquet(str(out / "clusters")).collect()}
+    assert reps == {"b", "z"}
 
 
 def test_identical_documents_make_no_pairs(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    n = 3000
+    n = 400  # far more copies than hot_bucket_size: a bucket of them would become a star
     src = tmp_path / "in.jsonl"
     text = "the very same boilerplate page copied again and again across the crawl"
     src.write_text("".join(json.dumps({"url": f"u{i:05d}", "body": text}) + "\n" for i in range(n)))
