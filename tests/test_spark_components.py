@@ -98,8 +98,8 @@ def test_labels_ignore_partitioning_and_aqe(spark) -> None:  # type: ignore[no-u
     assert len(set(want.values())) > 10  # a giant component and small ones; 4 rounds
     keys = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
     saved = {k: spark.conf.get(k) for k in keys}
-    try:  # every partition count and both AQE settings, without the full product
-        for parts, aqe in [(1, "true"), (3, "false"), (17, "false")]:
+    try:  # few and many partitions, both AQE settings, without the full product
+        for parts, aqe in [(1, "true"), (17, "false")]:
             spark.conf.set(keys[0], str(parts))
             spark.conf.set(keys[1], aqe)
             df = spark.createDataFrame(edges, EDGES).repartition(parts)

@@ -400,13 +400,14 @@ def test_minhash_estimate_semblance_banding_equals_naive(
 
 
 def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The module's run (2 shuffle partitions, AQE on) against one with every partitioning
-    knob moved at once: 17 shuffle partitions without AQE's coalescing, Arrow batches of 2
-    rows and input splits of 4 KB (so one file is read by several tasks)."""
+    """The module's run (2 shuffle partitions, adaptive execution off) against one with every
+    partitioning knob moved at once: 17 shuffle partitions with adaptive execution (which
+    coalesces and re-plans joins), Arrow batches of 2 rows and input splits of 4 KB (so one
+    file is read by several tasks)."""
     src, out, _ = minhash_run
     settings = {
         "spark.sql.shuffle.partitions": "17",
-        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.adaptive.enabled": "true",
         "spark.sql.execution.arrow.maxRecordsPerBatch": "2",
         "spark.sql.files.maxPartitionBytes": "4096",
     }

@@ -266,19 +266,21 @@ def test_boilerplate_job_end_to_end(spark, docs, boilerplate_run) -> None:  # ty
 def test_boilerplate_same_result_whatever_the_partitioning(
     spark, boilerplate_run, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
+    """The module's run (2 shuffle partitions, adaptive execution off) against one with 17
+    partitions and adaptive execution on."""
     cfg, _ = boilerplate_run
-    old = spark.conf.get("spark.sql.shuffle.partitions")
+    keys = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
+    saved = {k: spark.conf.get(k) for k in keys}
     try:
-        for n in ("1", "17"):
-            spark.conf.set("spark.sql.shuffle.partitions", n)
-            other = replace(cfg, output=str(tmp_path / n))
-            boilerplate_job.run(spark, other)
-            for name in ("regions", "cleaned", "boilerplate_top", "rejects"):
-                assert _table(spark, tmp_path / n / name) == _table(
-                    spark, Path(cfg.output) / name
-                ), (n, name)
+        spark.conf.set(keys[0], "17")
+        spark.conf.set(keys[1], "true")
+        other = replace(cfg, output=str(tmp_path / "17"))
+        boilerplate_job.run(spark, other)
     finally:
-        spark.conf.set("spark.sql.shuffle.partitions", old)
+        for k, v in saved.items():
+            spark.conf.set(k, v)
+    for name in ("regions", "cleaned", "boilerplate_top", "rejects"):
+        assert _table(spark, tmp_path / "17" / name) == _table(spark, Path(cfg.output) / name), name
 
 
 def test_spans_job_pairs_and_provenance(spark, docs, tmp_path) -> None:  # type: ignore[no-untyped-def]
