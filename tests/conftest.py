@@ -49,7 +49,8 @@ def golden_inputs(ditto_golden: dict[str, Any]) -> list[tuple[str, bytes]]:
 @pytest.fixture(scope="session")
 def spark():  # type: ignore[no-untyped-def]
     """One local SparkSession for the whole run, configured before it exists: local[2], no UI,
-    2 shuffle partitions, adaptive execution off (the tests that need it set it)."""
+    2 shuffle partitions, adaptive execution off (the tests that need it set it), no code
+    generation."""
     import os
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -68,6 +69,12 @@ def spark():  # type: ignore[no-untyped-def]
         # dedup run: 94 jobs with it, about half without) and 25-30 % of the wall time.
         # Results must not depend on it: the partitioning tests turn it back on.
         .config("spark.sql.adaptive.enabled", "false")
+        # Interpreted expressions instead of generated Java: most of a test-sized query's
+        # cost is compiling the generated classes (and the JIT compiling them again), about
+        # a quarter of a small dedup run. The e2e tier runs the jobs with code generation.
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+        .config("spark.driver.memory", "2g")  # as conf/spark-local.conf
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
