@@ -141,7 +141,7 @@ coverage: $(STAMP) chromium
 AIRFLOW_VENV  := .venv-airflow
 AIRFLOW_STAMP := $(AIRFLOW_VENV)/.installed
 AIRFLOW_PINS  := 'apache-airflow>=3.3,<4' 'apache-airflow-providers-apache-spark>=6.3,<7' \
-	'pytest>=8'
+	'pytest>=8' 'pytest-timeout>=2.3'
 
 # reinstalled (a no-op unless the pins changed) when this Makefile changes; '*' in its own
 # .gitignore keeps the venv out of git
