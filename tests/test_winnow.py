@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 import xxhash
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from semblance_golden import assert_fp_golden, inputs, semblance
 
@@ -340,6 +340,8 @@ def test_hashes_across_chunks() -> None:
 
 
 @given(some_bytes, st.integers(1, 40), sizes)
+@example(bytes(range(90)), 33, 3)  # k >= 32: XXH64's four-lane path, every run
+@example(bytes(range(90)), 8, 2)
 def test_text_matches_naive_oracle(data: bytes, k: int, w: int) -> None:
     got = pairs(text(data, k, w))
     assert got == naive_text(data, k, w)
