@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,22 +33,9 @@ sys.path.insert(0, str(ROOT / "jobs"))
 
 import dedup as dedup_job  # noqa: E402
 
+from tests.spark_settings import spark_conf  # noqa: E402
+
 MASK = 2**64 - 1
-
-
-@contextmanager
-def spark_conf(spark, **settings: str) -> Iterator[None]:  # type: ignore[no-untyped-def]
-    old = {k: spark.conf.get(k, None) for k in settings}
-    for k, v in settings.items():
-        spark.conf.set(k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, v)
 
 
 # --- stages ---------------------------------------------------------------------------------
@@ -402,13 +387,13 @@ def test_minhash_estimate_semblance_banding_equals_naive(
 def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The module's run (2 shuffle partitions, adaptive execution off) against one with every
     partitioning knob moved at once: 17 shuffle partitions with adaptive execution (which
-    coalesces and re-plans joins), Arrow batches of 2 rows and input splits of 4 KB (so one
-    file is read by several tasks)."""
+    coalesces and re-plans joins), Arrow batches of 16 rows (a task's rows in several
+    batches) and input splits of 4 KB (so one file is read by several tasks)."""
     src, out, _ = minhash_run
     settings = {
         "spark.sql.shuffle.partitions": "17",
         "spark.sql.adaptive.enabled": "true",
-        "spark.sql.execution.arrow.maxRecordsPerBatch": "2",
+        "spark.sql.execution.arrow.maxRecordsPerBatch": "16",
         "spark.sql.files.maxPartitionBytes": "4096",
     }
     other = tmp_path / "out"

@@ -1,0 +1,197 @@
+"""The anchored cluster stage against a sequential oracle written here, independently."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from neardup_udfs.kernels.greedy import greedy_keep
+from neardup_udfs.stages.anchored import (
+    AnchoredDidNotFinish,
+    anchored_representatives,
+)
+from tests.spark_settings import spark_conf
+
+Edge = tuple[str, str, float]
+
+
+def oracle(edges: Iterable[Edge], rank: dict[str, int]) -> dict[str, tuple[str, float]]:
+    """node -> (representative, similarity): visit the nodes by (rank, id); keep a node no
+    kept node is adjacent to; give every other node its most similar kept neighbour (ties:
+    the one that comes first)."""
+    adj: dict[str, dict[str, float]] = {}
+    for a, b, s in edges:
+        if a != b:
+            for x, y in ((a, b), (b, a)):
+                adj.setdefault(x, {})[y] = max(s, adj.get(x, {}).get(y, s))
+    order = sorted(adj, key=lambda n: (rank[n], n))
+    kept: set[str] = set()
+    for n in order:
+        if not kept & set(adj[n]):
+            kept.add(n)
+    out = {}
+    for n in order:
+        if n in kept:
+            out[n] = (n, 1.0)
+        else:
+            s, _, rep = min((-s, (rank[r], r), r) for r, s in adj[n].items() if r in kept)
+            out[n] = (rep, -s)
+    return out
+
+
+def _frames(spark, edges: list[Edge], rank: dict[str, int]):  # type: ignore[no-untyped-def]
+    e = spark.createDataFrame(edges or [], "a string, b string, similarity double")
+    r = spark.createDataFrame(sorted(rank.items()), "node string, rank int")
+    return e, r
+
+
+def _run(spark, edges: list[Edge], rank: dict[str, int], **kw):  # type: ignore[no-untyped-def]
+    e, r = _frames(spark, edges, rank)
+    got = anchored_representatives(e, r, score="similarity", higher_is_closer=True, **kw)
+    table = {row.node: (row.rep, row.similarity) for row in got.assignment.collect()}
+    return got, table
+
+
+def _random_graph(rng: random.Random, tag: str, n: int, p: float) -> list[Edge]:
+    edges = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if rng.random() < p:
+                edges.append((f"{tag}{i}", f"{tag}{j}", round(rng.uniform(0.7, 1.0), 2)))
+    return edges
+
+
+def _chain(tag: str, n: int) -> list[Edge]:
+    return [(f"{tag}{i:03d}", f"{tag}{i + 1:03d}", 0.8) for i in range(n - 1)]
+
+
+def test_kernel_keeps_the_sequential_pass() -> None:
+    assert greedy_keep(5, [0, 1, 2, 3], [1, 2, 3, 4]).tolist() == [True, False, True, False, True]
+    assert greedy_keep(3, [2, 1], [0, 0]).tolist() == [True, False, False]  # a star on 0
+    assert greedy_keep(2, [1], [1]).tolist() == [True, True]  # a self-loop is no edge
+    with pytest.raises(ValueError, match="outside"):
+        greedy_keep(2, [0], [2])
+
+
+def test_chain_keeps_every_other_link_and_nothing_chains(spark) -> None:  # type: ignore[no-untyped-def]
+    """A ~ B ~ C: single-link would remove C in favour of A; anchored keeps A and C."""
+    edges = [("A", "B", 0.8), ("B", "C", 0.9)]
+    got, table = _run(spark, edges, {"A": 0, "B": 1, "C": 2})
+    assert table == {"A": ("A", 1.0), "B": ("C", 0.9), "C": ("C", 1.0)}  # B: the closer one
+    assert (got.rounds, got.driver_edges) == (1, 0)
+
+
+def test_rank_decides_and_ties_go_to_the_earlier_representative(spark) -> None:  # type: ignore[no-untyped-def]
+    edges = [("x", "hub", 0.8), ("y", "hub", 0.8), ("hub", "z", 0.75)]
+    _, table = _run(spark, edges, {"hub": 0, "x": 1, "y": 2, "z": 3})
+    assert all(rep == "hub" for rep, _ in table.values())
+    # hub last: x, y and z are kept; hub ties between x and y (0.8) and goes to x, ranked first
+    _, table = _run(spark, edges, {"hub": 9, "x": 1, "y": 2, "z": 3})
+    assert table["hub"] == ("x", 0.8) and {table[n][0] for n in "xyz"} == {"x", "y", "z"}
+
+
+def test_random_graphs_equal_the_oracle_and_the_kernel(spark) -> None:  # type: ignore[no-untyped-def]
+    """Many random graphs at once (their disjoint union is one input), and long chains
+    ordered along the rule (a round per two links)."""
+    rng = random.Random(7)
+    edges: list[Edge] = []
+    for g in range(40):
+        edges += _random_graph(rng, f"g{g}_", rng.randint(2, 14), rng.choice([0.1, 0.3, 0.7]))
+    edges += _chain("c", 16)
+    nodes = sorted({n for a, b, _ in edges for n in (a, b)})
+    rank = {n: rng.randint(0, 5) for n in nodes}  # many ties: the id decides
+    rank.update({n: 0 for n in nodes if n.startswith("c")})
+    got, table = _run(spark, edges, rank)
+    assert table == oracle(edges, rank)
+    assert got.driver_edges == 0 and got.rounds >= 8  # the chain alone needs 8
+    order = sorted(nodes, key=lambda n: (rank[n], n))
+    place = {n: i for i, n in enumerate(order)}
+    keep = greedy_keep(len(order), [place[a] for a, _, _ in edges], [place[b] for _, b, _ in edges])
+    assert {n for n, k in zip(order, keep, strict=True) if k} == {
+        n for n, (rep, _) in table.items() if rep == n
+    }
+
+
+def test_the_driver_finishes_a_long_chain_with_the_same_result(spark) -> None:  # type: ignore[no-untyped-def]
+    edges = _chain("c", 21) + [("c020", "d", 0.95)]
+    rank = {n: 0 for a, b, _ in edges for n in (a, b)}
+    rounds, whole = _run(spark, edges, rank)
+    finished, table = _run(spark, edges, rank, max_rounds=3, max_driver_edges=100)
+    assert table == whole == oracle(edges, rank)
+    assert rounds.driver_edges == 0 and rounds.rounds == 11
+    assert finished.rounds == 3 and finished.driver_edges == 21 - 6
+
+
+def test_a_remainder_too_large_for_the_driver_fails_naming_both_limits(spark) -> None:  # type: ignore[no-untyped-def]
+    edges = _chain("c", 20)
+    rank = {n: 0 for a, b, _ in edges for n in (a, b)}
+    with pytest.raises(AnchoredDidNotFinish, match="max_rounds = 2.*max_driver_edges = 5"):
+        _run(spark, edges, rank, max_rounds=2, max_driver_edges=5)
+
+
+def test_fixed_nodes_are_removed_first_and_never_represent(spark) -> None:  # type: ignore[no-untyped-def]
+    """An indexed document decided before the first round: its match is removed in its
+    favour, and the match's neighbour is then kept (not removed through the match)."""
+    e, r = _frames(spark, [("m", "n", 0.9)], {"m": 0, "n": 1})
+    fixed = spark.createDataFrame(
+        [("m", "indexed-1", 0.8)], "node string, rep string, similarity double"
+    )
+    got = anchored_representatives(
+        e, r, score="similarity", higher_is_closer=True, fixed=fixed
+    ).assignment
+    assert sorted(tuple(x) for x in got.collect()) == [
+        ("m", "indexed-1", 0.8),
+    ]  # n's only edge went with m: n is a singleton, outside the assignment
+
+
+def test_distances_assign_to_the_nearest(spark) -> None:  # type: ignore[no-untyped-def]
+    e = spark.createDataFrame(
+        [("a", "b", 3), ("b", "c", 1), ("a", "c", 2)], "a string, b string, distance int"
+    )
+    r = spark.createDataFrame([("a", 0), ("b", 2), ("c", 1)], "node string, rank int")
+    got = anchored_representatives(e, r, score="distance", higher_is_closer=False)
+    assert sorted(tuple(x) for x in got.assignment.collect()) == [
+        ("a", "a", 0),
+        ("b", "a", 3),
+        ("c", "a", 2),
+    ]
+
+
+def test_unranked_node_is_an_error(spark) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="'b'.*without a rank"):
+        _run(spark, [("a", "b", 0.9)], {"a": 0})
+
+
+def test_same_result_whatever_the_partitioning(spark) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(3)
+    edges: list[Edge] = []
+    for g in range(20):
+        edges += _random_graph(rng, f"g{g}_", 10, 0.3)
+    rank = {n: rng.randint(0, 3) for a, b, _ in edges for n in (a, b)}
+    want = oracle(edges, rank)
+    for parts, aqe in ((1, "false"), (17, "true")):
+        with spark_conf(spark, **{"spark.sql.shuffle.partitions": str(parts),
+                                  "spark.sql.adaptive.enabled": aqe}):  # fmt: skip
+            assert _run(spark, edges, rank)[1] == want
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from([0.7, 0.8, 0.9])),
+        max_size=60,
+    ),
+    st.lists(st.integers(0, 4), min_size=31, max_size=31),
+    st.integers(1, 4),
+)
+def test_hypothesis_graphs_with_a_round_limit(spark, raw, ranks, max_rounds) -> None:  # type: ignore[no-untyped-def]
+    edges = [(f"n{a:02d}", f"n{b:02d}", s) for a, b, s in raw]
+    rank = {f"n{i:02d}": r for i, r in enumerate(ranks)}
+    _, table = _run(spark, edges, rank, max_rounds=max_rounds, max_driver_edges=10_000)
+    assert table == oracle(edges, rank)
