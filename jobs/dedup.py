@@ -47,16 +47,13 @@ from neardup_udfs.schemas import (
     LEADER,
     SEQ,
     TEXT,
-    A,
-    B,
 )
 from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
-from neardup_udfs.stages.components import connected_components
+from neardup_udfs.stages.cluster import CLUSTERINGS, cluster
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
 from neardup_udfs.stages.samples import sample_clusters
-from neardup_udfs.stages.select import select_representatives
 from neardup_udfs.stages.verify import verify
 
 log = logging.getLogger("neardup.dedup")
@@ -77,6 +74,7 @@ class Summary:
     chained: int = 0
     hot_buckets: int = 0
     rounds: int = 0
+    driver_edges: int = 0  # anchored clustering: undecided edges finished on the driver
     index_matches: int = 0  # --against: documents removed as duplicates of indexed ones
     index_added: int = 0  # --update-index: documents appended to the index
     pipeline: str = ""
@@ -205,13 +203,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         per_band = band_counts(cands.buckets, verified, config.hot_bucket_size)
         bands = [r.asDict() for r in per_band.orderBy("band").collect()]  # <= bands rows
 
-    with clock.stage("components") as rows:
-        edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
-        comps = connected_components(edges, max_rounds=config.max_rounds)
-        summary.rounds = comps.rounds
-        rows.rows_in = summary.verified
-
-    with clock.stage("select") as rows:
+    with clock.stage("cluster") as rows:
         order = F.col(config.order_col) if config.order_col else F.lit(None)
         info = good.select(
             DOC_ID, F.octet_length(F.col(TEXT)).alias("__length"), order.alias("__order")
@@ -219,29 +211,31 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         floor = config.chaining_floor
         if floor is None:
             floor = config.k if pipeline.kind == "simhash" else config.jaccard_threshold
-        selection = select_representatives(
+        clustered = cluster(
             members.join(info, DOC_ID),
-            comps.labels,
+            verified,
             sketches,
             kind=pipeline.kind,
             rule=config.representative,
+            clustering=config.clustering,
+            max_rounds=config.max_rounds,
+            max_driver_edges=config.max_driver_edges,
             floor=floor,
             no_chaining=config.no_chaining,
+            matches=matches,
         )
-        cache.frames.append(selection.persisted)
-        clusters = selection.clusters
-        if matches is not None:
-            clusters = _mark_indexed(clusters, members, matches)
-        clusters, n_clustered = _materialize(clusters)
+        cache.frames.extend(clustered.persisted)
+        clusters, n_clustered = _materialize(clustered.clusters)
         if matches is not None:
             summary.index_matches = clusters.where(F.col(INDEXED_ID).isNotNull()).count()
-        summary.chained = selection.chained
+        summary.rounds, summary.driver_edges = clustered.rounds, clustered.driver_edges
+        summary.chained = clustered.chained
         summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()
         summary.removed = n_clustered - summary.kept
         sizes = clusters.groupBy(CLUSTER_ID).count().groupBy("count").count().collect()
         histogram = {int(r[0]): int(r[1]) for r in sorted(sizes)}
         summary.clusters = sum(n for size, n in histogram.items() if size > 1)
-        rows.rows_in, rows.rows_out = n_clustered, summary.kept
+        rows.rows_in, rows.rows_out = summary.verified, summary.kept
 
     if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
         raise LostRecords(
@@ -279,22 +273,6 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         ],
     )
     return summary
-
-
-def _mark_indexed(clusters: DataFrame, members: DataFrame, matches: DataFrame) -> DataFrame:
-    """``clusters`` plus ``indexed_id``: for a cluster with a member (through its exact
-    duplicate leader) near an indexed document, the smallest such indexed id, and then no
-    representative: the cluster is represented by the index."""
-    matched = matches.groupBy(F.col(DOC_ID).alias(LEADER)).agg(F.min(INDEXED_ID).alias(INDEXED_ID))
-    per_cluster = (
-        clusters.join(members.select(DOC_ID, LEADER), DOC_ID)
-        .join(matched, LEADER)
-        .groupBy(CLUSTER_ID)
-        .agg(F.min(INDEXED_ID).alias(INDEXED_ID))
-    )
-    marked = clusters.join(per_cluster, CLUSTER_ID, "left")
-    rep = F.col(IS_REPRESENTATIVE) & F.col(INDEXED_ID).isNull()
-    return marked.withColumn(IS_REPRESENTATIVE, rep).select(*clusters.columns, INDEXED_ID)
 
 
 def _name_batches(spark: SparkSession, matches: DataFrame, against: Against | None) -> DataFrame:
@@ -385,7 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--representative", choices=("min_id", "earliest", "longest"))
     p.add_argument("--order-col", dest="order_col")
     p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
+    p.add_argument("--clustering", choices=CLUSTERINGS)
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
+    p.add_argument("--max-driver-edges", dest="max_driver_edges", type=int)
     p.add_argument("--chaining-floor", dest="chaining_floor", type=float)
     p.add_argument("--no-chaining", dest="no_chaining", action="store_true", default=None)
     p.add_argument("--against", help="an index directory: also remove duplicates of it")
@@ -415,7 +395,8 @@ def format_summary(s: Summary) -> str:
         ("hot buckets", s.hot_buckets),
         ("matched the index", s.index_matches),
         ("added to the index", s.index_added),
-        ("component rounds", s.rounds),
+        ("cluster rounds", s.rounds),
+        ("finished on the driver", s.driver_edges),
         ("seconds", sum(s.seconds.values())),
     ]
     return "\n".join(

@@ -25,7 +25,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig, load_images_config
+from neardup_udfs.config import CLUSTERINGS, IMAGE_OUTPUTS, ImagesConfig, load_images_config
 from neardup_udfs.io import InputError, read_warc
 from neardup_udfs.presets import resolve
 from neardup_udfs.runtime import (
@@ -48,13 +48,10 @@ from neardup_udfs.schemas import (
     LEADER,
     LOST_BYTES,
     REASON,
-    A,
-    B,
 )
 from neardup_udfs.stages.candidates import band_keys, candidates
-from neardup_udfs.stages.components import connected_components
+from neardup_udfs.stages.cluster import cluster
 from neardup_udfs.stages.fingerprint import to_hex
-from neardup_udfs.stages.select import select_representatives
 from neardup_udfs.stages.verify import verify
 from neardup_udfs.udfs import image_hash_udf
 
@@ -80,6 +77,7 @@ class Summary:
     chained: int = 0
     hot_buckets: int = 0
     rounds: int = 0
+    driver_edges: int = 0  # anchored clustering: undecided edges finished on the driver
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
     input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
@@ -217,13 +215,7 @@ def _run(spark: SparkSession, config: ImagesConfig, cache: Cache) -> Summary:
         )
         rows.rows_in, rows.rows_out = summary.candidates, summary.verified
 
-    with clock.stage("components") as rows:
-        edges = verified.select(F.col(A).alias("src"), F.col(B).alias("dst"))
-        comps = connected_components(edges, max_rounds=config.max_rounds)
-        summary.rounds = comps.rounds
-        rows.rows_in = summary.verified
-
-    with clock.stage("select") as rows:
+    with clock.stage("cluster") as rows:
         pixels = F.col("width").cast("bigint") * F.col("height").cast("bigint")
         length = pixels if config.representative == "pixels" else F.lit(0)
         info = members.select(
@@ -232,24 +224,27 @@ def _run(spark: SparkSession, config: ImagesConfig, cache: Cache) -> Summary:
             length.alias("__length"),
             F.lit(None).alias("__order"),
         )
-        selection = select_representatives(
+        clustered = cluster(
             info,
-            comps.labels,
+            verified,
             sketches,
             kind=PIPELINE.kind,
             rule="longest",  # largest __length, then the smallest id
+            clustering=config.clustering,
+            max_rounds=config.max_rounds,
+            max_driver_edges=config.max_driver_edges,
             floor=config.k,
-            no_chaining=False,
         )
-        cache.frames.append(selection.persisted)
+        cache.frames.extend(clustered.persisted)
         clusters, n_clustered = cache.materialize(
-            selection.clusters.withColumnRenamed(DOC_ID, PATH)
+            clustered.clusters.withColumnRenamed(DOC_ID, PATH)
         )
-        summary.chained = selection.chained
+        summary.chained = clustered.chained
+        summary.rounds, summary.driver_edges = clustered.rounds, clustered.driver_edges
         summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()
         summary.removed = n_clustered - summary.kept
         summary.clusters = clusters.groupBy(CLUSTER_ID).count().where(F.col("count") > 1).count()
-        rows.rows_in, rows.rows_out = n_clustered, summary.kept
+        rows.rows_in, rows.rows_out = summary.verified, summary.kept
 
     if n_clustered != summary.hashed or (
         summary.kept + summary.removed + summary.rejected != summary.input
@@ -301,7 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-images", dest="batch_images", type=int)
     p.add_argument("--representative", choices=("pixels", "min_id"))
     p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
+    p.add_argument("--clustering", choices=CLUSTERINGS)
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
+    p.add_argument("--max-driver-edges", dest="max_driver_edges", type=int)
     p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
     return p
 

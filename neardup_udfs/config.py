@@ -38,6 +38,7 @@ DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
+CLUSTERINGS = ("anchored", "connected")  # stages.cluster
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
 
@@ -91,7 +92,9 @@ class DedupConfig(InputConfig):
     order_col: str | None = None
     outputs: tuple[str, ...] = ("docs", "clusters", "rejects", "samples")
     hot_bucket_size: int = 1000
+    clustering: str = "anchored"
     max_rounds: int = 50
+    max_driver_edges: int = 200_000
     chaining_floor: float | None = None
     no_chaining: bool = False
     against: str | None = None  # an index directory: remove documents duplicating it
@@ -186,6 +189,11 @@ def _check_outputs(outputs: Sequence[str], allowed: Sequence[str]) -> None:
         raise _fail("outputs", f"{bad[0]!r} is not one of {', '.join(allowed)}")
 
 
+def _check_clustering(max_driver_edges: int) -> None:
+    if max_driver_edges < 0:
+        raise _fail("max_driver_edges", f"must be >= 0, got {max_driver_edges}")
+
+
 def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
     _check_input(c, need_output)
     choices = {
@@ -193,9 +201,16 @@ def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
         "verification": (c.verification, VERIFICATIONS),
         "banding": (c.banding, BANDINGS),
         "representative": (c.representative, REPRESENTATIVES),
+        "clustering": (c.clustering, CLUSTERINGS),
     }
     _check_choices(choices)
     _check_positive(c, ["hot_bucket_size", "max_rounds"])
+    _check_clustering(c.max_driver_edges)
+    if c.clustering == "anchored":
+        for key, unset in (("chaining_floor", None), ("no_chaining", False)):
+            if getattr(c, key) != unset:
+                why = "anchored removes only documents verified near the kept one"
+                raise _fail(key, f"applies to clustering 'connected' only ({why})")
     _check_outputs(c.outputs, OUTPUTS)
     if c.representative == "earliest" and not c.order_col:
         raise _fail("order_col", "representative 'earliest' needs an order column")
@@ -403,7 +418,9 @@ class ImagesConfig:
     batch_images: int = 8  # images per Arrow batch given to a Python worker
     representative: str = "pixels"  # pixels (largest width x height, then path) | min_id
     hot_bucket_size: int = 1000
+    clustering: str = "anchored"
     max_rounds: int = 50
+    max_driver_edges: int = 200_000
     warc_content_types: tuple[str, ...] = IMAGE_CONTENT_TYPES
     outputs: tuple[str, ...] = ("clusters", "hashes", "rejects")
 
@@ -427,8 +444,10 @@ def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfi
         {
             "input_format": (c.input_format, IMAGE_FORMATS),
             "representative": (c.representative, IMAGE_REPRESENTATIVES),
+            "clustering": (c.clustering, CLUSTERINGS),
         }
     )
+    _check_clustering(c.max_driver_edges)
     _check_positive(c, ["max_pixels", "max_bytes", "batch_images", "hot_bucket_size", "max_rounds"])
     if not 0 <= c.k <= 63:
         raise _fail("k", f"the Hamming distance must be in [0, 63], got {c.k}")

@@ -83,7 +83,19 @@ TEXT_LIMIT = 4000
 WINNOW_K = 16
 WINNOW_W = 16
 HOT_BUCKETS_SHOWN = 20
-STAGES = ("read", "exact", "fingerprint", "candidates", "verify", "components", "select", "write")
+STAGES = (
+    "read",
+    "exact",
+    "fingerprint",
+    "candidates",
+    "verify",
+    "against",
+    "bands",
+    "cluster",
+    "components",  # reports of runs before the cluster stage
+    "select",
+    "write",
+)
 SIMILARITY_STEPS = 10_000
 """Similarities are counted rounded to 1/10,000 (fine enough to keep MinHash's 1/k steps)."""
 DISCRETE_VALUES = 100
@@ -544,8 +556,9 @@ _COUNT_ROWS = (
     ("Candidate pairs", "candidates", "pairs sharing an LSH bucket"),
     ("Verified pairs", "verified", "candidates confirmed similar"),
     ("Clusters (2+ members)", "clusters", ""),
-    ("Chained members", "chained", "joined a cluster only through another member"),
-    ("Component rounds", "rounds", "connected-components iterations"),
+    ("Chained members", "chained", "clustering connected: joined only through another member"),
+    ("Cluster rounds", "rounds", "rounds of the cluster stage"),
+    ("Finished on the driver", "driver-edges", "undecided edges left after the rounds"),
 )
 
 

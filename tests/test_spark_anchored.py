@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,33 +13,8 @@ from neardup_udfs.stages.anchored import (
     AnchoredDidNotFinish,
     anchored_representatives,
 )
+from tests.greedy_oracle import Edge, oracle
 from tests.spark_settings import spark_conf
-
-Edge = tuple[str, str, float]
-
-
-def oracle(edges: Iterable[Edge], rank: dict[str, int]) -> dict[str, tuple[str, float]]:
-    """node -> (representative, similarity): visit the nodes by (rank, id); keep a node no
-    kept node is adjacent to; give every other node its most similar kept neighbour (ties:
-    the one that comes first)."""
-    adj: dict[str, dict[str, float]] = {}
-    for a, b, s in edges:
-        if a != b:
-            for x, y in ((a, b), (b, a)):
-                adj.setdefault(x, {})[y] = max(s, adj.get(x, {}).get(y, s))
-    order = sorted(adj, key=lambda n: (rank[n], n))
-    kept: set[str] = set()
-    for n in order:
-        if not kept & set(adj[n]):
-            kept.add(n)
-    out = {}
-    for n in order:
-        if n in kept:
-            out[n] = (n, 1.0)
-        else:
-            s, _, rep = min((-s, (rank[r], r), r) for r, s in adj[n].items() if r in kept)
-            out[n] = (rep, -s)
-    return out
 
 
 def _frames(spark, edges: list[Edge], rank: dict[str, int]):  # type: ignore[no-untyped-def]

@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "jobs"))
 
 import dedup as dedup_job  # noqa: E402
 
+from tests.greedy_oracle import oracle, oracle_clusters  # noqa: E402
 from tests.spark_settings import spark_conf  # noqa: E402
 
 MASK = 2**64 - 1
@@ -334,11 +335,11 @@ def test_sample_clusters_truncates_and_is_deterministic(spark) -> None:  # type:
     ]
 
 
-def _naive_minhash_clusters(
+def _naive_minhash_edges(
     corpus: Corpus, pipe: Any, verification: str, threshold: float = 0.7
-) -> list[list[str]]:
-    """All pairs sharing a band key whose Jaccard (estimated or exact) is >= threshold,
-    union-found; texts without a shingle never pair."""
+) -> list[tuple[str, str, float]]:
+    """All pairs sharing a band key whose Jaccard (estimated or exact) is >= threshold, with
+    it; texts without a shingle never pair."""
     from neardup_udfs.kernels.shingle import word_shingles
 
     ids = [i for i, _ in corpus.docs]
@@ -346,7 +347,7 @@ def _naive_minhash_clusters(
     sigs = pipe.signature_batch(texts)
     keys = pipe.band_keys_batch(sigs)
     sets = [set(word_shingles(t, 3)) for t in texts]
-    uf = UnionFind(len(ids))
+    edges = []
     for i in range(len(ids)):
         for j in range(i + 1, len(ids)):
             if not (sets[i] and sets[j] and (keys[i] == keys[j]).any()):
@@ -359,28 +360,46 @@ def _naive_minhash_clusters(
                 sure = estimate >= threshold + m or estimate < threshold - m
                 sim = estimate if sure else exact
             if sim >= threshold:
-                uf.union(i, j)
+                edges.append((ids[i], ids[j], sim))
+    return edges
+
+
+def _union_find_clusters(ids: list[str], edges: list[tuple[str, str, float]]) -> list[list[str]]:
+    place = {d: i for i, d in enumerate(ids)}
+    uf = UnionFind(len(ids))
+    for a, b, _ in edges:
+        uf.union(place[a], place[b])
     groups: dict[int, list[str]] = {}
     for i, doc_id in enumerate(ids):
         groups.setdefault(uf.find(i), []).append(doc_id)
     return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
-def test_minhash_equals_naive_components(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
-    """Default config: recall banding (25 x 5 of 125 slots), hybrid verification."""
+def test_minhash_equals_the_greedy_oracle(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
+    """Default config: recall banding (25 x 5 of 125 slots), hybrid verification, anchored
+    clustering: the greedy pass over the verified pairs in id order, by hand."""
     _, out, _ = minhash_run
     pipe = resolve("semblance", k=125, bands=25, rows=5)
-    assert _clusters(spark, out) == _naive_minhash_clusters(corpus, pipe, "hybrid")
+    edges = _naive_minhash_edges(corpus, pipe, "hybrid")
+    rank = dict.fromkeys((d for d, _ in corpus.docs), 0)
+    assert _clusters(spark, out) == oracle_clusters(edges, rank)
+    got = spark.read.parquet(str(out / "clusters")).collect()
+    want = oracle(edges, rank)
+    for r in got:  # every member's similarity is its own verified one to its representative
+        if r.doc_id in want:
+            rep, similarity = want[r.doc_id]
+            assert r.cluster_id == rep and r.similarity == pytest.approx(similarity), r
 
 
-def test_minhash_estimate_semblance_banding_equals_naive(
+def test_connected_estimate_semblance_banding_equals_union_find(
     spark, corpus: Corpus, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     src = _write_corpus(tmp_path, corpus)
     out = tmp_path / "out"
-    s = _run(spark, src, out, verification="estimate", banding="semblance")
+    s = _run(spark, src, out, verification="estimate", banding="semblance", clustering="connected")
     assert s.pipeline == "semblance/1"
-    want = _naive_minhash_clusters(corpus, resolve("semblance", threshold=0.7), "estimate")
+    edges = _naive_minhash_edges(corpus, resolve("semblance", threshold=0.7), "estimate")
+    want = _union_find_clusters([d for d, _ in corpus.docs], edges)
     assert _clusters(spark, out) == want
 
 
@@ -403,17 +422,25 @@ def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Pat
         assert _table(spark, other, name) == _table(spark, out, name), name
 
 
-def test_simhash_equals_the_kernel_index(spark, corpus: Corpus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_simhash_equals_the_greedy_oracle_on_the_kernel_index(
+    spark, corpus: Corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """ditto's Near gives every pair within k; single link would chain them (the planted
+    families of ditto's fingerprints run together), anchored keeps each within k."""
     src = _write_corpus(tmp_path, corpus, files=2)
     out = tmp_path / "out"
     s = _run(spark, src, out, method="simhash", k=3)
     index = Index(3)
-    for doc_id, text in corpus.docs:
-        index.add(doc_id, neardup_udfs.fingerprint(text))
-    assert _clusters(spark, out) == sorted(index.clusters(3, 2))
-    assert s.kept + s.removed == len(corpus.docs)
-    distances = spark.read.parquet(str(out / "clusters")).select("distance").collect()
-    assert max(r.distance for r in distances) <= 3 * 4  # chained members may exceed k
+    fps = {doc_id: neardup_udfs.fingerprint(text) for doc_id, text in corpus.docs}
+    for doc_id, fp in fps.items():
+        index.add(doc_id, fp)
+    edges = [(d, m.id, m.distance) for d, fp in fps.items() for m in index.near(fp, 3)]
+    rank = dict.fromkeys(fps, 0)
+    assert _clusters(spark, out) == oracle_clusters(edges, rank, closer="lower")
+    assert len(index.clusters(3, 2)) < len(_clusters(spark, out))  # single link chains
+    assert s.kept + s.removed == len(corpus.docs) and s.chained == 0
+    rows = spark.read.parquet(str(out / "clusters")).collect()
+    assert all(r.distance <= 3 for r in rows)  # each member within k of its own representative
 
 
 def test_rerun_replaces_and_failure_leaves_no_manifest(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -237,8 +237,10 @@ def test_version_mismatch_is_an_error_naming_both(spark, minhash_index, tmp_path
 
 @pytest.mark.parametrize("method", ["simhash", "minhash"])
 def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: str) -> None:  # type: ignore[no-untyped-def]
-    """dedup --against INDEX(old) keeps exactly the new documents that deduplicating old and
-    new together keeps, when the representative rule prefers the indexed (older) ones."""
+    """dedup --against INDEX keeps exactly the new documents that deduplicating old and new
+    together keeps, when the index holds what deduplicating old kept (the weekly pattern,
+    --update-index) and the representative rule prefers the older documents: the greedy
+    pass then decides every old document before any new one."""
     old, new = halves
     short = [("short-old", "tiny"), ("short-new", "tiny")]  # exact duplicates, no band keys
     old = old + short[:1] + [("copy-src", old[0][1] + " and a tail")]
@@ -263,7 +265,8 @@ def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: 
     kept_together = _ids(spark, tmp_path / "combined", "docs") & {d for d, _ in new}
 
     index = tmp_path / "index"
-    _index(spark, "build", tmp_path / "o.jsonl", index, **settings)
+    old_run = tmp_path / "old"
+    _dedup(spark, tmp_path / "o.jsonl", old_run, against=str(index), update_index=True, **settings)
     out = tmp_path / "against"
     s = _dedup(
         spark,
