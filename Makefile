@@ -177,6 +177,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_dedup.py
 	$(BIN)/python bench/bench_dedup.py --large-only --scale 500000
 	@echo
+	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
+	@echo
 	$(BIN)/python bench/bench_index.py
 	@echo
 	$(BIN)/python bench/bench_warc.py

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup_udfs.config import ConfigError, load_config, load_index_config
+from neardup_udfs.config import ConfigError, load_config, load_images_config, load_index_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,6 +61,10 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"max_rounds": 0}, "config key 'max_rounds': must be a positive integer"),
         ({"k": "3"}, "config key 'k': expected int, got '3'"),
         ({"no_chaining": 1}, "config key 'no_chaining': expected bool"),
+        ({"clustering": "single"}, "config key 'clustering': 'single' is not one of anchored"),
+        ({"no_chaining": True}, "config key 'no_chaining': applies to clustering 'connected'"),
+        ({"chaining_floor": 0.8}, "config key 'chaining_floor': applies to clustering 'conn"),
+        ({"max_driver_edges": -1}, "config key 'max_driver_edges': must be >= 0, got -1"),
         ({"preset_options": {"w": 0}}, "option 'w' of preset 'semblance' must be in"),
         ({"colour": "red"}, "unknown config key 'colour'"),
     ],
@@ -72,6 +76,19 @@ def test_bad_settings_name_the_key(overrides: dict, message: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_config(**overrides)
     assert message in str(err.value)
+
+
+def test_clustering_defaults_and_the_connected_keys() -> None:
+    c = load_config(input="i", output="o")
+    assert (c.clustering, c.max_rounds, c.max_driver_edges) == ("anchored", 50, 200_000)
+    c = load_config(input="i", output="o", clustering="connected", no_chaining=True)
+    assert c.no_chaining and c.chaining_floor is None
+    i = load_images_config(input="i", output="o")
+    assert (i.clustering, i.max_driver_edges) == ("anchored", 200_000)
+    with pytest.raises(ConfigError, match="config key 'clustering'"):
+        load_images_config(input="i", output="o", clustering="single")
+    with pytest.raises(ConfigError, match="config key 'max_driver_edges'"):
+        load_images_config(input="i", output="o", max_driver_edges=-5)
 
 
 def test_bad_toml_file(tmp_path: Path) -> None:
