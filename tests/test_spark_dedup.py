@@ -568,6 +568,15 @@ def test_a_chain_removes_only_what_is_near_the_kept_document(spark, tmp_path: Pa
     assert (s.kept, s.removed, s.driver_edges) == (2, 1, 0) and s.rounds == 1
     assert got["B"].cluster_id == "A" and got["B"].similarity == pytest.approx(33 / 43)
     assert got["C"].is_representative and got["A"].is_representative
+    report = json.loads((tmp_path / "anchored/report.json").read_text())
+    assert report["config"]["clustering"] == "anchored"
+    assert {k: report["counts"][k] for k in ("rounds", "driver_edges", "removed")} == {
+        "rounds": 1,
+        "driver_edges": 0,
+        "removed": 1,
+    }
+    page = (tmp_path / "anchored/report.html").read_text()
+    assert 'id="count-driver-edges" class="num" data-value="0"' in page
     s = _run(spark, src, tmp_path / "connected", verification="exact", clustering="connected")
     assert (s.kept, s.removed, s.chained) == (1, 2, 1)
 
