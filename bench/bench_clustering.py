@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pyspark.sql import SparkSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dedup import (  # noqa: E402
@@ -127,12 +129,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=1, help="take every Nth real text")
     p.add_argument("--json", type=Path, help="write the figures here too")
     p.add_argument("--scale", type=int, default=50_000, help="sample size (0: none)")
+    p.add_argument(
+        "--spark-defaults",
+        action="store_true",
+        help="a session with Spark's own defaults (local[2] only), as a new user runs it",
+    )
     args = p.parse_args(argv)
     real = [d for part in load_real().values() for d in part[:: args.every]]
     corpora = [("real", real)]
     if args.scale:
         corpora.append((f"sample{args.scale}", scaled_corpus(real, args.scale).docs))
-    spark = start_spark()
+    if args.spark_defaults:
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        spark = SparkSession.builder.master("local[2]").getOrCreate()
+    else:
+        spark = start_spark()
     results = []
     for name, docs in corpora:
         results += runs(spark, name, docs)

@@ -125,6 +125,20 @@ def quality(clusters: list[tuple[str, str]], family: dict[str, int]) -> dict[str
     }
 
 
+def removals(rows: list[Any], family: dict[str, int], k: int) -> dict[str, Any]:
+    """Removed images: how many, the share from their representative's own family, and the
+    share within ``k`` bits of it (the distance the job reports)."""
+    name = {r.path: r.path.rsplit("/", 1)[-1] for r in rows}
+    gone = [r for r in rows if not r.is_representative]
+    same = sum(family[name[r.path]] == family[name[r.cluster_id]] for r in gone)
+    near = sum(r.distance <= k for r in gone)
+    return {
+        "removed": len(gone),
+        "removal_same_family": round(same / len(gone), 4) if gone else 1.0,
+        "removal_within_k": round(near / len(gone), 4) if gone else 1.0,
+    }
+
+
 def kernel_rate(blobs: list[bytes]) -> float:
     t = time.perf_counter()
     phash.phash_images(blobs)
@@ -216,6 +230,17 @@ def main(argv: list[str] | None = None) -> int:
         summary = images_job.run(spark, cfg)
         seconds = time.perf_counter() - t
         rows = spark.read.parquet(str(out / "clusters")).collect()
+        single = WORK / "out-connected"
+        images_job.run(
+            spark,
+            load_images_config(
+                str(ROOT / "conf" / "images.toml"),
+                input=str(folder),
+                output=str(single),
+                clustering="connected",
+            ),
+        )
+        single_rows = spark.read.parquet(str(single / "clusters")).collect()
     finally:
         spark.stop()
     results["job"] = {
@@ -227,6 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         "clusters": summary.clusters,
         "stage_seconds": summary.seconds,
         **quality([(r.path, r.cluster_id) for r in rows], family),
+        **removals(rows, family, cfg.k),
+    }
+    results["job_connected"] = {
+        **quality([(r.path, r.cluster_id) for r in single_rows], family),
+        **removals(single_rows, family, cfg.k),
     }
     results["memory"] = memory(cfg_defaults.batch_images, cfg_defaults.max_pixels)
     j, m = results["job"], results["memory"]
