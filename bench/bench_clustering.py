@@ -85,14 +85,16 @@ def score(spark: Any, out: Path, ids: list[str], sets: list[np.ndarray], truth: 
     }
 
 
-def runs(spark: Any, name: str, docs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Both clusterings under both verifications on ``docs``, scored."""
+def runs(
+    spark: Any, name: str, docs: list[tuple[str, str]], verifications: list[str]
+) -> list[dict[str, Any]]:
+    """Both clusterings under each verification on ``docs``, scored."""
     corpus = write_corpus(f"clustering-{name}", docs)
     ids = [d for d, _ in docs]
     sets = shingle_sets([t for _, t in docs], 3)
     truth = exact_pairs(sets)
     results = []
-    for verification in ("hybrid", "exact"):
+    for verification in verifications:
         for clustering in ("connected", "anchored"):
             out = corpus.path.parent / "runs" / f"clustering-{name}-{clustering}-{verification}"
             config = load_config(
@@ -130,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write the figures here too")
     p.add_argument("--scale", type=int, default=50_000, help="sample size (0: none)")
     p.add_argument(
+        "--verifications", default="hybrid,exact", help="comma-separated (also: estimate)"
+    )
+    p.add_argument(
         "--spark-defaults",
         action="store_true",
         help="a session with Spark's own defaults (local[2] only), as a new user runs it",
@@ -146,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         spark = start_spark()
     results = []
     for name, docs in corpora:
-        results += runs(spark, name, docs)
+        results += runs(spark, name, docs, args.verifications.split(","))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     spark.stop()
