@@ -62,6 +62,18 @@ def _cut(df: DataFrame) -> DataFrame:
     return df.localCheckpoint(eager=True)
 
 
+def _without(e: DataFrame, nodes: DataFrame) -> DataFrame:
+    """The edges of ``e`` (``lo``, ``hi``) with neither end among ``nodes`` (``node``)."""
+    e = e.join(nodes.withColumnRenamed("node", "lo"), "lo", "left_anti")
+    return e.join(nodes.withColumnRenamed("node", "hi"), "hi", "left_anti")
+
+
+def _node_keys(e: DataFrame) -> DataFrame:
+    """``node, k``: every end of the edges ``e`` with its key, once."""
+    lo = e.select(F.col("lo").alias("node"), F.col("klo").alias("k"))
+    return lo.unionByName(e.select(F.col("hi").alias("node"), F.col("khi").alias("k"))).distinct()
+
+
 def _round(e: DataFrame) -> DataFrame:
     """The nodes one round removes: every undecided neighbour of a node that comes first
     among its undecided neighbours (``e``: ``lo, hi, klo, khi``, both ends undecided)."""
@@ -82,10 +94,7 @@ def _sequential(spark: SparkSession, e: DataFrame) -> tuple[DataFrame, int]:
     """The nodes the sequential pass removes from the undecided remainder ``e``, and its
     edge count; the remainder is collected to the driver, its nodes in Spark's key order."""
     rows = e.select("lo", "hi").collect()
-    ends = e.select(F.col("lo").alias("node"), F.col("klo").alias("k")).unionByName(
-        e.select(F.col("hi").alias("node"), F.col("khi").alias("k"))
-    )
-    nodes = [r.node for r in ends.distinct().orderBy("k").select("node").collect()]
+    nodes = [r.node for r in _node_keys(e).orderBy("k").select("node").collect()]
     place = {n: i for i, n in enumerate(nodes)}
     src = np.fromiter((place[r.lo] for r in rows), np.int64, len(rows))
     dst = np.fromiter((place[r.hi] for r in rows), np.int64, len(rows))
@@ -152,9 +161,7 @@ def anchored_representatives(
         .agg(best(score).alias(score))
     )
     if fixed is not None:
-        gone = fixed.select(F.col("node").cast("string").alias("node"))
-        e0 = e0.join(gone.withColumnRenamed("node", "lo"), "lo", "left_anti")
-        e0 = e0.join(gone.withColumnRenamed("node", "hi"), "hi", "left_anti")
+        e0 = _without(e0, fixed.select(F.col("node").cast("string").alias("node")))
     key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
     klo = key.select(F.col("node").alias("lo"), _key(F.col("rank"), F.col("node")).alias("klo"))
     khi = key.select(F.col("node").alias("hi"), _key(F.col("rank"), F.col("node")).alias("khi"))
@@ -173,9 +180,7 @@ def anchored_representatives(
         rounds += 1
         gone = _cut(_round(undecided))
         removed.append(gone)
-        undecided = undecided.join(gone.withColumnRenamed("node", "lo"), "lo", "left_anti")
-        undecided = undecided.join(gone.withColumnRenamed("node", "hi"), "hi", "left_anti")
-        undecided = _cut(undecided)
+        undecided = _cut(_without(undecided, gone))
         left = undecided.count()
         _log.info("round %d: %d undecided edges left", rounds, left)
     driver_edges = 0
@@ -203,13 +208,9 @@ def _assign(
     for df in removed:
         out = out.unionByName(df)
     out = out.distinct().withColumn("__out", F.lit(True))
-    ends = graph.select(F.col("lo").alias("node"), F.col("klo").alias("k")).unionByName(
-        graph.select(F.col("hi").alias("node"), F.col("khi").alias("k"))
-    )
-    status = (
-        ends.distinct()
-        .join(out, "node", "left")
-        .select("node", "k", F.coalesce("__out", F.lit(False)).alias("out"))
+    nodes = _node_keys(graph).select("node")
+    status = nodes.join(out, "node", "left").select(
+        "node", F.coalesce("__out", F.lit(False)).alias("out")
     )
     so = status.select(F.col("node").alias("lo"), F.col("out").alias("olo"))
     sh = status.select(F.col("node").alias("hi"), F.col("out").alias("ohi"))

@@ -28,7 +28,7 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.stages.anchored import anchored_representatives
 from neardup_udfs.stages.components import connected_components
-from neardup_udfs.stages.select import rule_order, select_representatives
+from neardup_udfs.stages.select import select_representatives
 
 __all__ = ["CLUSTERINGS", "Clustered", "cluster"]
 
@@ -90,14 +90,13 @@ def cluster(
         raise ValueError(f"config key 'clustering': {clustering!r} is not one of {CLUSTERINGS}")
     score = DISTANCE if kind == "simhash" else SIMILARITY
     closer_first = F.col(score).asc() if kind == "simhash" else F.col(score).desc()
-    order = rule_order(rule)
-    in_group = Window.partitionBy(LEADER).orderBy(*order)
-    whole = in_group.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    first = members.select(
-        DOC_ID, LEADER, F.first(DOC_ID).over(whole).alias("__kept"), *_keys(rule)
+    # every member's place in the rule's order; the group's smallest is its kept member
+    rank = F.min(_rule_key(rule)).over(Window.partitionBy(LEADER))
+    first = members.select(DOC_ID, LEADER, rank.alias("rank")).withColumn(
+        "__kept", F.col("rank.__id")
     )
     groups = first.where(F.col(DOC_ID) == F.col("__kept")).select(
-        F.col(LEADER).alias("node"), "__kept", F.struct(*_keys_cols(rule)).alias("rank")
+        F.col(LEADER).alias("node"), "__kept", "rank"
     )
     fixed = None
     if matches is not None:
@@ -143,18 +142,14 @@ def cluster(
     return Clustered(joined.select(*cols), got.rounds, got.driver_edges, 0, [])
 
 
-def _keys(rule: str) -> list[Column]:
-    """The rule's sort fields as named columns (no nulls: ``earliest`` puts nulls last)."""
-    if rule == "earliest":
-        return [F.col("__order").isNull().alias("__k0"), F.col("__order").alias("__k1")]
-    if rule == "longest":
-        return [(-F.col("__length")).alias("__k0")]
-    return []
-
-
-def _keys_cols(rule: str) -> list[Column]:
-    names = {"earliest": ["__k0", "__k1"], "longest": ["__k0"]}.get(rule, [])
-    return [F.col(n) for n in names] + [F.col("__kept").alias("__id")]
+def _rule_key(rule: str) -> Column:
+    """A member's place in the rule's order as one struct, smaller first, ending in its id
+    (``__id``): ``earliest`` by ``__order`` with nulls last, ``longest`` by ``__length``
+    descending, ``min_id`` by id alone."""
+    order, length = F.col("__order"), F.col("__length")
+    fields = {"earliest": [order.isNull(), order], "longest": [-length]}.get(rule, [])
+    named = [f.alias(f"__k{i}") for i, f in enumerate(fields)]
+    return F.struct(*named, F.col(DOC_ID).alias("__id"))
 
 
 def _connected(

@@ -19,7 +19,7 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.stages.verify import estimated_jaccard, hamming
 
-__all__ = ["Selection", "rule_order", "select_representatives"]
+__all__ = ["Selection", "select_representatives"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Selection:
     persisted: DataFrame  # persisted by this stage; the caller unpersists it when done
 
 
-def rule_order(rule: str) -> list[Column]:
+def _rule_order(rule: str) -> list[Column]:
     """Total order of a cluster's members: the first one represents it (ties: smallest id)."""
     if rule == "earliest":
         return [F.col("__order").asc_nulls_last(), F.col(DOC_ID)]
@@ -88,7 +88,7 @@ def select_representatives(
         the representative. Those members are counted; with ``no_chaining`` each such
         member's exact-duplicate group becomes a cluster of its own.
     """
-    order = rule_order(rule)
+    order = _rule_order(rule)
     comp = members.join(
         labels.select(F.col("node").alias(LEADER), F.col("label")), LEADER, "left"
     ).withColumn("__comp", F.coalesce(F.col("label"), F.col(LEADER)))
