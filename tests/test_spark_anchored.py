@@ -61,11 +61,13 @@ def test_chains_ranks_and_ties(spark) -> None:  # type: ignore[no-untyped-def]
     edges += [(f"2{a}", f"2{b}", s) for a, b, s in star]
     rank = {"A": 0, "B": 1, "C": 2, "hub": 0, "x": 1, "y": 2, "z": 3}
     rank |= {"2hub": 9, "2x": 1, "2y": 2, "2z": 3}
-    got, table = _run(spark, edges, rank)
+    got, table = _run(spark, edges, rank, max_driver_edges=0)
     assert {n: table[n] for n in "ABC"} == {"A": ("A", 1.0), "B": ("C", 0.9), "C": ("C", 1.0)}
     assert all(table[n][0] == "hub" for n in ("hub", "x", "y", "z"))
     assert table["2hub"] == ("2x", 0.8) and {table[f"2{n}"][0] for n in "xyz"} == {"2x", "2y", "2z"}
     assert (got.rounds, got.driver_edges) == (1, 0)
+    whole, on_driver = _run(spark, edges, rank)  # the graph fits on the driver: no round
+    assert on_driver == table and (whole.rounds, whole.driver_edges) == (0, len(edges))
 
 
 def test_random_graphs_equal_the_oracle_and_the_kernel(spark) -> None:  # type: ignore[no-untyped-def]
@@ -79,9 +81,10 @@ def test_random_graphs_equal_the_oracle_and_the_kernel(spark) -> None:  # type: 
     nodes = sorted({n for a, b, _ in edges for n in (a, b)})
     rank = {n: rng.randint(0, 5) for n in nodes}  # many ties: the id decides
     rank.update({n: 0 for n in nodes if n.startswith("c")})
-    got, table = _run(spark, edges, rank)
+    got, table = _run(spark, edges, rank, max_driver_edges=0)
     assert table == oracle(edges, rank)
     assert got.driver_edges == 0 and got.rounds >= 8  # the chain alone needs 8
+    assert _run(spark, edges, rank)[1] == table  # the whole graph on the driver
     order = sorted(nodes, key=lambda n: (rank[n], n))
     place = {n: i for i, n in enumerate(order)}
     keep = greedy_keep(len(order), [place[a] for a, _, _ in edges], [place[b] for _, b, _ in edges])
@@ -91,13 +94,17 @@ def test_random_graphs_equal_the_oracle_and_the_kernel(spark) -> None:  # type: 
 
 
 def test_the_driver_finishes_a_long_chain_with_the_same_result(spark) -> None:  # type: ignore[no-untyped-def]
-    edges = _chain("c", 21) + [("c020", "d", 0.95)]
+    """Rounds until nothing is left, rounds until the remainder fits on the driver, and the
+    driver alone (the graph fits before the first round) give one result."""
+    edges = _chain("c", 11) + [("c010", "d", 0.95)]
     rank = {n: 0 for a, b, _ in edges for n in (a, b)}
-    rounds, whole = _run(spark, edges, rank)
-    finished, table = _run(spark, edges, rank, max_rounds=3, max_driver_edges=100)
-    assert table == whole == oracle(edges, rank)
-    assert rounds.driver_edges == 0 and rounds.rounds == 11
-    assert finished.rounds == 3 and finished.driver_edges == 21 - 6
+    rounds, whole = _run(spark, edges, rank, max_driver_edges=0)
+    finished, table = _run(spark, edges, rank, max_rounds=3, max_driver_edges=5)
+    driver, alone = _run(spark, edges, rank)
+    assert table == whole == alone == oracle(edges, rank)
+    assert (rounds.rounds, rounds.driver_edges) == (6, 0)
+    assert (finished.rounds, finished.driver_edges) == (3, 11 - 6)
+    assert (driver.rounds, driver.driver_edges) == (0, 11)
 
 
 def test_a_remainder_too_large_for_the_driver_fails_naming_both_limits(spark) -> None:  # type: ignore[no-untyped-def]
@@ -147,10 +154,10 @@ def test_same_result_whatever_the_partitioning(spark) -> None:  # type: ignore[n
         edges += _random_graph(rng, f"g{g}_", 10, 0.3)
     rank = {n: rng.randint(0, 3) for a, b, _ in edges for n in (a, b)}
     want = oracle(edges, rank)
-    for parts, aqe in ((1, "false"), (17, "true")):
+    for parts, aqe in ((1, "false"), (7, "true")):
         with spark_conf(spark, **{"spark.sql.shuffle.partitions": str(parts),
                                   "spark.sql.adaptive.enabled": aqe}):  # fmt: skip
-            assert _run(spark, edges, rank)[1] == want
+            assert _run(spark, edges, rank, max_driver_edges=0)[1] == want
 
 
 @settings(
@@ -163,9 +170,15 @@ def test_same_result_whatever_the_partitioning(spark) -> None:  # type: ignore[n
     ),
     st.lists(st.integers(0, 4), min_size=31, max_size=31),
     st.integers(1, 4),
+    st.sampled_from([0, 4, 10_000]),
 )
-def test_hypothesis_graphs_with_a_round_limit(spark, raw, ranks, max_rounds) -> None:  # type: ignore[no-untyped-def]
+def test_hypothesis_graphs_with_a_round_limit(spark, raw, ranks, max_rounds, to_driver) -> None:  # type: ignore[no-untyped-def]
+    """Any round limit and driver limit: the oracle's result, or the error naming both."""
     edges = [(f"n{a:02d}", f"n{b:02d}", s) for a, b, s in raw]
     rank = {f"n{i:02d}": r for i, r in enumerate(ranks)}
-    _, table = _run(spark, edges, rank, max_rounds=max_rounds, max_driver_edges=10_000)
+    try:
+        _, table = _run(spark, edges, rank, max_rounds=max_rounds, max_driver_edges=to_driver)
+    except AnchoredDidNotFinish as err:  # more than to_driver edges left after the limit
+        assert f"max_rounds = {max_rounds} " in str(err) and f"= {to_driver}:" in str(err)
+        return
     assert table == oracle(edges, rank)

@@ -9,8 +9,9 @@ similar of which it is assigned. The set is computed in parallel rounds on DataF
 round, every undecided node that comes first among its undecided neighbours is kept and its
 undecided neighbours are removed (Blelloch, Fineman, Shun, "Greedy sequential maximal
 independent set and matching are parallel on average", SPAA 2012: the rounds give exactly
-the sequential pass's set). A remainder left after ``max_rounds`` is finished on the driver
-by the sequential pass when it is small, and the stage fails, naming both limits, when not.
+the sequential pass's set). Whenever the undecided remainder has at most
+``max_driver_edges`` edges (before the first round, too) the driver finishes it by the
+sequential pass; the stage fails, naming both limits, when more is left after ``max_rounds``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from pyspark.sql.types import DataType
 
 from neardup_udfs.kernels.greedy import greedy_keep
 
@@ -50,7 +52,7 @@ class Anchored:
     # representatives (score 1.0 or distance 0); otherwise the score of the edge (node, rep)
     assignment: DataFrame
     rounds: int  # parallel rounds run
-    driver_edges: int  # undecided edges finished on the driver after the rounds (0: none)
+    driver_edges: int  # undecided edges finished on the driver (0: none)
 
 
 def _key(rank: Column, node: Column) -> Column:
@@ -90,17 +92,60 @@ def _round(e: DataFrame) -> DataFrame:
     return flagged.where(F.col("__by_first")).select("node").distinct()
 
 
+def _order(e: DataFrame) -> list[str]:
+    """The nodes of ``e`` in Spark's key order (the rule's order, exactly as Spark sorts)."""
+    return [r.node for r in _node_keys(e).orderBy("k").select("node").collect()]
+
+
 def _sequential(spark: SparkSession, e: DataFrame) -> tuple[DataFrame, int]:
     """The nodes the sequential pass removes from the undecided remainder ``e``, and its
-    edge count; the remainder is collected to the driver, its nodes in Spark's key order."""
+    edge count; the remainder is collected to the driver."""
     rows = e.select("lo", "hi").collect()
-    nodes = [r.node for r in _node_keys(e).orderBy("k").select("node").collect()]
+    nodes = _order(e)
     place = {n: i for i, n in enumerate(nodes)}
     src = np.fromiter((place[r.lo] for r in rows), np.int64, len(rows))
     dst = np.fromiter((place[r.hi] for r in rows), np.int64, len(rows))
     keep = greedy_keep(len(nodes), src, dst)
     removed = [(n,) for n, k in zip(nodes, keep.tolist(), strict=True) if not k]
     return spark.createDataFrame(removed, "node string"), len(rows)
+
+
+def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> DataFrame:
+    """The assignment of the whole graph (``lo, hi, klo, khi, <score>``, small enough to
+    collect) computed on the driver: the same representatives and choices as the rounds."""
+    rows = graph.select("lo", "hi", score).collect()
+    nodes = _order(graph)
+    place = {n: i for i, n in enumerate(nodes)}
+    lo = np.fromiter((place[r.lo] for r in rows), np.int64, len(rows))
+    hi = np.fromiter((place[r.hi] for r in rows), np.int64, len(rows))
+    values = np.array([r[2] for r in rows], dtype=np.float64)
+    keep = greedy_keep(len(nodes), lo, hi)
+    if (keep[lo] & keep[hi]).any():
+        raise AnchoredInconsistent("two representatives are a verified pair")
+    # every edge between a kept and a removed node is an offer to the removed one; it takes
+    # the closest, ties by the representative's place in the order
+    offer = keep[lo] != keep[hi]
+    node = np.where(keep[lo], hi, lo)[offer]
+    rep = np.where(keep[lo], lo, hi)[offer]
+    value = values[offer]
+    pick = np.lexsort((rep, -value if higher_is_closer else value, node))
+    first = np.ones(len(pick), dtype=np.bool_)
+    first[1:] = node[pick][1:] != node[pick][:-1]
+    chosen = pick[first]
+    if len(chosen) != int((~keep).sum()):
+        raise AnchoredInconsistent("a removed node has no adjacent representative")
+    kind = graph.schema[score].dataType
+    own = 1.0 if higher_is_closer else 0
+    out = [(n, n, own) for n, k in zip(nodes, keep.tolist(), strict=True) if k]
+    cast = float if higher_is_closer else int
+    out += [
+        (nodes[n], nodes[r], cast(v))
+        for n, r, v in zip(
+            node[chosen].tolist(), rep[chosen].tolist(), value[chosen].tolist(), strict=True
+        )
+    ]
+    schema = f"node string, rep string, {score} {kind.simpleString()}"
+    return graph.sparkSession.createDataFrame(out, schema)
 
 
 def anchored_representatives(
@@ -123,8 +168,9 @@ def anchored_representatives(
             order (any orderable type without nulls; smaller first, ties by node id).
         score: the name of the score column (``similarity`` or ``distance``).
         higher_is_closer: True for similarities, False for distances.
-        max_rounds: parallel rounds before the remainder goes to the driver.
-        max_driver_edges: the largest remainder (in edges) the driver finishes.
+        max_rounds: the most parallel rounds run.
+        max_driver_edges: the largest undecided remainder (in edges) the driver finishes:
+            rounds run only while more is left (0: rounds until nothing is left).
         fixed: ``node, rep, <score>``: nodes removed before the first round in favour of
             representatives outside ``edges`` (an index's documents); they never become
             representatives, and their edges play no part.
@@ -165,7 +211,7 @@ def anchored_representatives(
     key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
     klo = key.select(F.col("node").alias("lo"), _key(F.col("rank"), F.col("node")).alias("klo"))
     khi = key.select(F.col("node").alias("hi"), _key(F.col("rank"), F.col("node")).alias("khi"))
-    graph = _cut(e0.join(klo, "lo", "left").join(khi, "hi", "left"))
+    graph = e0.join(klo, "lo", "left").join(khi, "hi", "left")
     unranked = F.col("klo").isNull() | F.col("khi").isNull()
     census = graph.agg(F.count(F.lit(1)), F.count(F.when(unranked, 1))).first()
     assert census is not None  # a global aggregate has exactly one row
@@ -173,10 +219,15 @@ def anchored_representatives(
         missing = graph.where(unranked).select("lo", "hi").first()
         assert missing is not None
         raise ValueError(f"edge ({missing.lo!r}, {missing.hi!r}) has a node without a rank")
+    left = int(census[0])
+    if left <= max_driver_edges:  # the whole graph fits on the driver: no round at all
+        whole = _whole_on_driver(graph, score, higher_is_closer)
+        return Anchored(_with_fixed(whole, fixed, graph.schema[score].dataType), 0, left)
+    graph = _cut(graph)
     undecided = graph.select("lo", "hi", "klo", "khi")
     removed: list[DataFrame] = []
-    rounds, left = 0, int(census[0])
-    while left and rounds < max_rounds:
+    rounds = 0
+    while left > max_driver_edges and rounds < max_rounds:
         rounds += 1
         gone = _cut(_round(undecided))
         removed.append(gone)
@@ -185,7 +236,7 @@ def anchored_representatives(
         _log.info("round %d: %d undecided edges left", rounds, left)
     driver_edges = 0
     if left:
-        if left > max_driver_edges:
+        if left > max_driver_edges:  # after max_rounds
             raise AnchoredDidNotFinish(
                 f"{left} undecided edges after max_rounds = {max_rounds} round(s), more than "
                 f"max_driver_edges = {max_driver_edges}: raise either config key"
@@ -245,12 +296,16 @@ def _assign(
         F.when(F.col("out"), F.col("o.rep")).otherwise(F.col("node")).alias("rep"),
         F.when(F.col("out"), F.col("o.s")).otherwise(own).alias(score),
     )
-    if fixed is not None:
-        result = result.unionByName(
-            fixed.select(
-                F.col("node").cast("string"),
-                F.col("rep").cast("string"),
-                F.col(score).cast(graph.schema[score].dataType),
-            )
+    return _with_fixed(result, fixed, graph.schema[score].dataType)
+
+
+def _with_fixed(assignment: DataFrame, fixed: DataFrame | None, kind: DataType) -> DataFrame:
+    """``assignment`` (``node, rep, <score>``) plus the rows of ``fixed``."""
+    if fixed is None:
+        return assignment
+    score = assignment.columns[2]
+    return assignment.unionByName(
+        fixed.select(
+            F.col("node").cast("string"), F.col("rep").cast("string"), F.col(score).cast(kind)
         )
-    return result
+    )
