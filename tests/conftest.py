@@ -49,8 +49,8 @@ def golden_inputs(ditto_golden: dict[str, Any]) -> list[tuple[str, bytes]]:
 @pytest.fixture(scope="session")
 def spark():  # type: ignore[no-untyped-def]
     """One local SparkSession for the whole run, configured before it exists: local[2], no UI,
-    2 shuffle partitions, adaptive execution off (the tests that need it set it), no code
-    generation."""
+    2 shuffle partitions, adaptive execution and broadcast joins off (the tests that need
+    them set them), no code generation."""
     import os
 
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -69,6 +69,9 @@ def spark():  # type: ignore[no-untyped-def]
         # dedup run: 94 jobs with it, about half without) and 25-30 % of the wall time.
         # Results must not depend on it: the partitioning tests turn it back on.
         .config("spark.sql.adaptive.enabled", "false")
+        # Sort-merge joins instead of broadcast ones: a broadcast costs a Spark job of its
+        # own, about 8 % of a small dedup run. The partitioning tests turn broadcasts on.
+        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
         # Interpreted expressions instead of generated Java: most of a test-sized query's
         # cost is compiling the generated classes (and the JIT compiling them again), about
         # a quarter of a small dedup run. The e2e tier runs the jobs with code generation.

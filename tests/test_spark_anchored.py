@@ -154,9 +154,10 @@ def test_same_result_whatever_the_partitioning(spark) -> None:  # type: ignore[n
         edges += _random_graph(rng, f"g{g}_", 10, 0.3)
     rank = {n: rng.randint(0, 3) for a, b, _ in edges for n in (a, b)}
     want = oracle(edges, rank)
-    for parts, aqe in ((1, "false"), (7, "true")):
+    for parts, aqe, broadcast in ((1, "false", "-1"), (7, "true", "10485760")):
         with spark_conf(spark, **{"spark.sql.shuffle.partitions": str(parts),
-                                  "spark.sql.adaptive.enabled": aqe}):  # fmt: skip
+                                  "spark.sql.adaptive.enabled": aqe,
+                                  "spark.sql.autoBroadcastJoinThreshold": broadcast}):  # fmt: skip
             assert _run(spark, edges, rank, max_driver_edges=0)[1] == want
 
 

@@ -15,6 +15,7 @@ from neardup_udfs.stages.components import (
     check_labels,
     connected_components,
 )
+from tests.spark_settings import spark_conf
 
 pytestmark = pytest.mark.spark
 
@@ -96,17 +97,13 @@ def test_labels_ignore_partitioning_and_aqe(spark) -> None:  # type: ignore[no-u
     edges = _random_edges(7, edges=250)
     want = _union_find(edges)
     assert len(set(want.values())) > 10  # a giant component and small ones; 4 rounds
-    keys = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
-    saved = {k: spark.conf.get(k) for k in keys}
-    try:  # few and many partitions, both AQE settings, without the full product
-        for parts, aqe in [(1, "true"), (17, "false")]:
-            spark.conf.set(keys[0], str(parts))
-            spark.conf.set(keys[1], aqe)
+    # few and many partitions, both AQE and broadcast settings, without the full product
+    for parts, aqe, broadcast in [(1, "true", "10485760"), (7, "false", "-1")]:
+        with spark_conf(spark, **{"spark.sql.shuffle.partitions": str(parts),
+                                  "spark.sql.adaptive.enabled": aqe,
+                                  "spark.sql.autoBroadcastJoinThreshold": broadcast}):  # fmt: skip
             df = spark.createDataFrame(edges, EDGES).repartition(parts)
             assert _labels(spark, df) == want, (parts, aqe)
-    finally:
-        for k, v in saved.items():
-            spark.conf.set(k, v)
 
 
 def test_long_paths_converge(spark, caplog) -> None:  # type: ignore[no-untyped-def]

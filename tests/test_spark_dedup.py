@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -406,13 +407,15 @@ def test_connected_estimate_semblance_banding_equals_union_find(
 def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The module's run (2 shuffle partitions, adaptive execution off, the cluster stage
     finished on the driver) against one with every partitioning knob moved at once: 5
-    shuffle partitions with adaptive execution (which coalesces and re-plans joins), Arrow
-    batches of 16 rows (a task's rows in several batches), input splits of 4 KB (so one file
-    is read by several tasks) and the cluster stage in parallel rounds alone."""
+    shuffle partitions with adaptive execution and broadcast joins (which coalesce and
+    re-plan joins), Arrow batches of 16 rows (a task's rows in several batches), input
+    splits of 4 KB (so one file is read by several tasks) and the cluster stage in parallel
+    rounds alone."""
     src, out, _ = minhash_run
     settings = {
         "spark.sql.shuffle.partitions": "5",
         "spark.sql.adaptive.enabled": "true",
+        "spark.sql.autoBroadcastJoinThreshold": "10485760",  # Spark's default
         "spark.sql.execution.arrow.maxRecordsPerBatch": "16",
         "spark.sql.files.maxPartitionBytes": "4096",
     }
@@ -445,19 +448,20 @@ def test_simhash_equals_the_greedy_oracle_on_the_kernel_index(
     assert all(r.distance <= 3 for r in rows)  # each member within k of its own representative
 
 
-def test_rerun_replaces_and_failure_leaves_no_manifest(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rerun_replaces_and_failure_leaves_no_manifest(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "out"
-    cfg = load_config(
+    shutil.copytree(minhash_run[1], out)  # a finished run that wrote pairs/ and samples/
+    assert (out / "pairs").exists() and (out / "_MANIFEST.json").exists()
+    cfg2 = load_config(
         input=str(ROOT / "samples"),
         output=str(out),
         method="simhash",
-        outputs=("docs", "clusters", "pairs", "rejects"),
+        outputs=("docs", "clusters", "rejects"),
     )
-    dedup_job.run(spark, cfg)
-    assert (out / "pairs").exists() and (out / "_MANIFEST.json").exists()
-    cfg2 = load_config(input=str(ROOT / "samples"), output=str(out), method="simhash")
     dedup_job.run(spark, cfg2)
-    assert not (out / "pairs").exists()  # not asked for any more: removed, not left stale
+    # not asked for any more: removed, not left stale
+    assert not (out / "pairs").exists() and not (out / "samples").exists()
+    assert json.loads((out / "report.json").read_text())["config"]["method"] == "simhash"
     missing = load_config(
         input=str(tmp_path / "nope" / "*.jsonl"),
         output=str(out),
@@ -579,8 +583,29 @@ def test_a_chain_removes_only_what_is_near_the_kept_document(spark, tmp_path: Pa
     }
     page = (tmp_path / "anchored/report.html").read_text()
     assert 'id="count-driver-edges" class="num" data-value="2"' in page
-    s = _run(spark, src, tmp_path / "connected", verification="exact", clustering="connected")
-    assert (s.kept, s.removed, s.chained) == (1, 2, 1)
+    # single link, the same graph at the stage: C goes with A, 0.58 from it (chained)
+    from neardup_udfs.stages.cluster import cluster
+
+    texts = spark.createDataFrame(
+        [(r["url"], r["body"]) for r in rows], "doc_id string, text string"
+    )
+    members = texts.select(
+        "doc_id",
+        F.col("doc_id").alias("leader"),
+        F.length("text").alias("__length"),
+        F.lit(None).cast("string").alias("__order"),
+    )
+    verified = spark.createDataFrame(
+        [("A", "B", 33 / 43), ("B", "C", 33 / 43)], "a string, b string, similarity double"
+    )
+    got = cluster(
+        members, verified, sketch(texts, resolve("semblance")), kind="minhash", rule="min_id",
+        clustering="connected", max_rounds=50, max_driver_edges=0, floor=0.7,
+    )  # fmt: skip
+    single = {r.doc_id: r.cluster_id for r in got.clusters.collect()}
+    assert single == {"A": "A", "B": "A", "C": "A"} and got.chained == 1
+    for df in got.persisted:
+        df.unpersist()
 
 
 def test_representative_rule_reaches_the_stage(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -35,6 +35,8 @@ sys.path.insert(0, str(ROOT / "jobs"))
 import boilerplate as boilerplate_job  # noqa: E402
 import spans as spans_job  # noqa: E402
 
+from tests.spark_settings import spark_conf  # noqa: E402
+
 K, W = 8, 6
 FOOTER = (
     "\n-- \nPosted to rec.boats.paddle - archived by the list server at example.org; "
@@ -266,21 +268,17 @@ def test_boilerplate_job_end_to_end(spark, docs, boilerplate_run) -> None:  # ty
 def test_boilerplate_same_result_whatever_the_partitioning(
     spark, boilerplate_run, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    """The module's run (2 shuffle partitions, adaptive execution off) against one with 17
-    partitions and adaptive execution on."""
+    """The module's run (2 shuffle partitions, adaptive execution and broadcasts off)
+    against one with 7 partitions, adaptive execution and broadcast joins on."""
     cfg, _ = boilerplate_run
-    keys = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.enabled")
-    saved = {k: spark.conf.get(k) for k in keys}
-    try:
-        spark.conf.set(keys[0], "17")
-        spark.conf.set(keys[1], "true")
-        other = replace(cfg, output=str(tmp_path / "17"))
+    other = replace(cfg, output=str(tmp_path / "other"))
+    with spark_conf(spark, **{"spark.sql.shuffle.partitions": "7",
+                              "spark.sql.adaptive.enabled": "true",
+                              "spark.sql.autoBroadcastJoinThreshold": "10485760"}):  # fmt: skip
         boilerplate_job.run(spark, other)
-    finally:
-        for k, v in saved.items():
-            spark.conf.set(k, v)
     for name in ("regions", "cleaned", "boilerplate_top", "rejects"):
-        assert _table(spark, tmp_path / "17" / name) == _table(spark, Path(cfg.output) / name), name
+        got = _table(spark, tmp_path / "other" / name)
+        assert got == _table(spark, Path(cfg.output) / name), name
 
 
 def test_spans_job_pairs_and_provenance(spark, docs, tmp_path) -> None:  # type: ignore[no-untyped-def]
