@@ -235,19 +235,14 @@ def test_version_mismatch_is_an_error_naming_both(spark, minhash_index, tmp_path
     assert [b.batch_id for b in index_store.open_index(str(index)).batches] == ["w1", "w2"]
 
 
-@pytest.mark.parametrize("method", ["simhash", "minhash"])
-def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: str) -> None:  # type: ignore[no-untyped-def]
-    """dedup --against INDEX keeps exactly the new documents that deduplicating old and new
-    together keeps, when the index holds what deduplicating old kept (the weekly pattern,
-    --update-index) and the representative rule prefers the older documents: the greedy
-    pass then decides every old document before any new one."""
+def _weekly(spark, halves, tmp_path: Path, settings: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """Old and new deduplicated together (the rule prefers the older crawl), then old with
+    --against INDEX --update-index (which starts the index), then new against it (adding
+    to it): the new documents the combined run keeps, and the new batch's summary."""
     old, new = halves
     short = [("short-old", "tiny"), ("short-new", "tiny")]  # exact duplicates, no band keys
     old = old + short[:1] + [("copy-src", old[0][1] + " and a tail")]
     new = new + short[1:] + [("copy-new", old[0][1] + " and a tail")]
-    settings: dict[str, Any] = (
-        {"method": "simhash", "k": 3} if method == "simhash" else {"verification": "estimate"}
-    )
     both = tmp_path / "both.jsonl"
     both.write_text(
         _write(tmp_path / "o.jsonl", old, crawl=0).read_text()
@@ -263,19 +258,13 @@ def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: 
         **settings,
     )
     kept_together = _ids(spark, tmp_path / "combined", "docs") & {d for d, _ in new}
-
-    index = tmp_path / "index"
-    old_run = tmp_path / "old"
-    _dedup(spark, tmp_path / "o.jsonl", old_run, against=str(index), update_index=True, **settings)
+    index = str(tmp_path / "index")
+    s1 = _dedup(spark, tmp_path / "o.jsonl", tmp_path / "old", against=index, update_index=True,
+                **settings)  # fmt: skip
+    assert s1.index_matches == 0 and s1.index_added == s1.kept  # the index starts here
     out = tmp_path / "against"
-    s = _dedup(
-        spark,
-        tmp_path / "n.jsonl",
-        out,
-        against=str(index),
-        outputs=("docs", "clusters"),
-        **settings,
-    )
+    s = _dedup(spark, tmp_path / "n.jsonl", out, against=index, update_index=True,
+               outputs=("docs", "clusters"), **settings)  # fmt: skip
     assert _ids(spark, out, "docs") == kept_together
     assert s.index_matches > 0 and s.kept + s.removed == len(new)
     matches = spark.read.parquet(str(out / "matches"))
@@ -288,38 +277,47 @@ def test_against_equals_the_combined_run(spark, halves, tmp_path: Path, method: 
     assert report["index"]["matches"] == s.index_matches
     assert "page_errors" not in json.loads((out / "_MANIFEST.json").read_text())
     assert 'id="index-matches">' + f"{s.index_matches:,}" in (out / "report.html").read_text()
+    m = index_store.open_index(index)
+    assert m.documents == s1.kept + s.kept and s.index_added == s.kept > 0
+    return s1, s
+
+
+def test_against_equals_the_combined_run(spark, halves, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """dedup --against INDEX keeps exactly the new documents that deduplicating old and new
+    together keeps, when the index holds what deduplicating old kept (the weekly pattern,
+    --update-index) and the representative rule prefers the older documents: the greedy
+    pass then decides every old document before any new one. MinHash here; SimHash in the
+    next test, which goes on with the same index."""
+    _weekly(spark, halves, tmp_path, {"verification": "estimate"})
 
 
 def test_update_index_grows_the_index_and_reruns_are_idempotent(
     spark, halves, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    """The weekly pattern: the first run creates the index; a batch of indexed documents
-    commits an empty batch, and the index stays readable after it; a new batch grows the
-    index; rerunning that batch adds nothing twice and gives the same result."""
+    """The weekly pattern with SimHash: against equals combined (as above); then a batch of
+    indexed documents commits an empty batch, and the index stays readable after it;
+    rerunning the new batch adds nothing twice and gives the same result."""
     old, new = halves
-    index, settings = tmp_path / "index", {"method": "simhash"}
-    a = _write(tmp_path / "a.jsonl", old)
-    s1 = _dedup(spark, a, tmp_path / "o1", against=str(index), update_index=True, **settings)
-    assert s1.index_matches == 0 and s1.index_added == s1.kept  # the index starts here
-    indexed = _ids(spark, tmp_path / "o1", "docs")
+    settings: dict[str, Any] = {"method": "simhash", "k": 3}
+    s1, s3 = _weekly(spark, halves, tmp_path, settings)
+    index = tmp_path / "index"
+    indexed = _ids(spark, tmp_path / "old", "docs")
     again = [d for d in old if d[0] in indexed][:5]  # indexed documents, as a new batch
     c = _write(tmp_path / "c.jsonl", again)
     s2 = _dedup(spark, c, tmp_path / "o2", against=str(index), update_index=True, **settings)
     assert s2.kept == 0 and s2.index_matches == len(again) == 5
-    empty = index_store.open_index(str(index)).batches[-1]
-    assert (empty.batch_id, empty.documents) == (str(c), 0)  # committed, with nothing in it
-    b = _write(tmp_path / "b.jsonl", new)
-    s3 = _dedup(spark, b, tmp_path / "o3", against=str(index), update_index=True, **settings)
     m = index_store.open_index(str(index))
-    assert m.documents == s1.kept + s3.kept and s3.index_matches > 0 and s3.kept > 0
+    empty = m.batches[-1]
+    assert (empty.batch_id, empty.documents) == (str(c), 0)  # committed, with nothing in it
+    b = tmp_path / "n.jsonl"
     rerun = _dedup(spark, b, tmp_path / "o4", against=str(index), update_index=True, **settings)
     assert index_store.open_index(str(index)) == m  # nothing added twice
     assert (rerun.kept, rerun.index_matches) == (s3.kept, s3.index_matches)
-    assert _ids(spark, tmp_path / "o4", "docs") == _ids(spark, tmp_path / "o3", "docs")
+    assert _ids(spark, tmp_path / "o4", "docs") == _ids(spark, tmp_path / "against", "docs")
     local = LocalIndex(str(index))
     for doc_id, text in [
         again[0],
-        next(d for d in new if d[0] in _ids(spark, tmp_path / "o3", "docs")),
+        next(d for d in new if d[0] in _ids(spark, tmp_path / "against", "docs")),
     ]:
         assert doc_id in {m.id for m in local.near(SIMHASH.fingerprint(text), 0)}
 
