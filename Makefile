@@ -107,7 +107,10 @@ dist/neardup-env.tar.gz: $(RUNTIME)/.installed
 	chmod 644 $@
 
 ## make test: lint, then every kernel, stage, job and CLI test (the fast tier, no e2e)
-test: $(STAMP) lint
+test: $(STAMP)
+	@# numba compiles the kernels on one core while the linters run on the other
+	$(BIN)/python tests/warm_kernels.py & warm=$$!; \
+		$(MAKE) --no-print-directory lint; lint=$$?; wait $$warm && test $$lint = 0
 	$(BIN)/python -m pytest -q -m "not e2e"
 
 ## make test-fast: kernel tests only, no JVM

@@ -19,20 +19,11 @@ sys.path.insert(0, str(TESTS))  # the naive oracle lives beside the tests
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Compile every numba kernel once, in this process, before any test or Spark worker:
-    the kernels are ``cache=True``, so later processes (Spark's Python workers, CLI
-    subprocesses) load the compiled code instead of each compiling it again."""
-    from neardup_udfs.kernels import anchor, words_jit
-    from neardup_udfs.presets import resolve
+    """Every numba kernel compiled (or loaded from numba's cache) before any test or Spark
+    worker starts (see ``warm_kernels``)."""
+    from warm_kernels import warm
 
-    texts = [b"the quick brown fox jumps over the lazy dog", "h\u00e9llo \u4e2d\u6587".encode()]
-    for name in ("ditto/2", "semblance-simhash", "fingerprint", "anchor"):
-        resolve(name).fingerprint_batch(texts)
-    minhash = resolve("semblance")
-    minhash.band_keys_batch(minhash.signature_batch(texts))
-    anchor.simhash_bytes_batch(texts)
-    words_jit.pair_jaccard_batch(texts, texts[::-1], 3)
-    words_jit.token_texts_batch(texts)
+    warm()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,26 @@
+"""Compile every numba kernel once and store it in numba's cache (the kernels are
+``cache=True``): later processes (pytest, Spark's Python workers, CLI subprocesses) load the
+compiled code instead of compiling it again. ``make test`` runs this beside the linters, so a
+clean clone's compilation overlaps them; pytest runs it again at session start, which costs
+about two seconds once the cache is warm."""
+
+from __future__ import annotations
+
+
+def warm() -> None:
+    from neardup_udfs.kernels import anchor, web_text, words_jit
+    from neardup_udfs.presets import resolve
+
+    texts = [b"the quick brown fox jumps over the lazy dog", "h\u00e9llo \u4e2d\u6587".encode()]
+    for name in ("ditto/2", "semblance-simhash", "fingerprint", "anchor"):
+        resolve(name).fingerprint_batch(texts)
+    minhash = resolve("semblance")
+    minhash.band_keys_batch(minhash.signature_batch(texts))
+    anchor.simhash_bytes_batch(texts)
+    words_jit.pair_jaccard_batch(texts, texts[::-1], 3)
+    words_jit.token_texts_batch(texts)
+    web_text.normalize_web_batch([t.decode() for t in texts])
+
+
+if __name__ == "__main__":
+    warm()
