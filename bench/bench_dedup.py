@@ -66,7 +66,7 @@ import dedup as dedup_job  # noqa: E402
 from corpus import DEBIAN_COPYRIGHT, SHARED_DATA  # noqa: E402
 from timing import best_of  # noqa: E402
 
-from neardup_udfs.config import load_config  # noqa: E402
+from neardup_udfs.config import DedupConfig, load_config  # noqa: E402
 from neardup_udfs.kernels.words_jit import word_shingles_batch  # noqa: E402
 from neardup_udfs.presets import Pipeline, resolve  # noqa: E402
 from neardup_udfs.stages.verify import estimate_margin  # noqa: E402
@@ -538,8 +538,12 @@ def edge_pairs(
 
 
 def exact_leaders(corpus: CorpusFile, preset: str) -> dict[str, str]:
-    """Every document's exact-duplicate leader under ``preset`` (the job's exact stage)."""
-    texts = [t for _, t in corpus.docs]
+    """Every document's exact-duplicate leader under ``preset`` (the job's exact stage, with
+    the job's default normalization: a text it leaves empty is its own group)."""
+    normalize = DedupConfig().normalize
+    texts = [str(t) for t in resolve(preset, normalize=normalize).normalize_batch(
+        [t for _, t in corpus.docs]
+    )]  # fmt: skip
     if preset == "semblance":
         # Equal token text <=> equal word 3-shingle stream (up to 64-bit hash collisions), and
         # the compiled stream is ~15x faster than the per-document token text; texts of fewer
@@ -553,6 +557,9 @@ def exact_leaders(corpus: CorpusFile, preset: str) -> dict[str, str]:
         ]
     else:
         keys = resolve(preset).exact_keys(texts)
+    if normalize != "none":
+        ids = [d for d, _ in corpus.docs]
+        keys = [k if t else f"empty:{d}" for d, t, k in zip(ids, texts, keys, strict=True)]
     lead: dict[str, str] = {}
     for (doc_id, _), key in zip(corpus.docs, keys, strict=True):
         if key not in lead or doc_id < lead[key]:

@@ -43,7 +43,6 @@ from corpus import SHARED_DATA  # noqa: E402
 from neardup_udfs import index_store  # noqa: E402
 from neardup_udfs.config import load_config, load_index_config  # noqa: E402
 from neardup_udfs.index_query import LocalIndex  # noqa: E402
-from neardup_udfs.presets import resolve  # noqa: E402
 
 WORK = Path(os.environ.get("NEARDUP_BENCH_INDEX_WORK", ROOT / "out" / "bench_index"))
 TARGET_RATIO = 2.0  # --against time at 10x the index over 1x
@@ -101,7 +100,7 @@ def _dedup(
 
 def _query_ms(index: Path, method: str, texts: list[str]) -> float:
     local = LocalIndex(str(index))
-    pipeline = resolve(local.manifest.preset, **local.manifest.params)
+    pipeline = index_store.pipeline_of(local.manifest)
     t = time.perf_counter()
     for text in texts:
         if method == "minhash":

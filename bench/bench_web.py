@@ -39,9 +39,10 @@ Document ids are a seeded permutation (the job's ``min_id`` representative is no
 family member). Everything is seeded (``--seed``).
 
 Ground truth: web, word 3-shingles of the visible text, tokens the lowercase runs of Unicode
-letters and digits; CJK, character 4-grams of the visible text without whitespace. The exact
-Jaccard of every pair within a family and of every pair anywhere with J >= 0.5 (an inverted
-index over prefix-filtered shingles: no all-pairs loop).
+letters and digits (a page whose visible text is mostly CJK: as for CJK); CJK, character
+4-grams of the visible text without whitespace. The exact Jaccard of every pair within a
+family and of every pair anywhere with J >= 0.5 (an inverted index over prefix-filtered
+shingles: no all-pairs loop).
 
 Scores, from the job's ``clusters/`` (parquet ``doc_id``, ``cluster_id``,
 ``is_representative``; a document is kept iff it is its cluster's representative, removed
@@ -201,6 +202,15 @@ def char_shingles(text: str, n: int = 4) -> set[str]:
     if len(chars) < n:
         return {chars} if chars else set()
     return {chars[i : i + n] for i in range(len(chars) - n + 1)}
+
+
+def web_shingles(text: str) -> set[str]:
+    """The web corpus's truth: ``word_shingles``, or ``char_shingles`` for a page whose
+    visible text is mostly CJK (the crawl holds Chinese pages too, and whole clauses are no
+    words)."""
+    if cjk_count(text) * 2 > len("".join(text.split())):
+        return char_shingles(text)
+    return word_shingles(text)
 
 
 def jaccard(a: set[Any] | frozenset[Any], b: set[Any] | frozenset[Any]) -> float:
@@ -646,7 +656,7 @@ def build_web(
         target,
         base_kinds={"plain": 0.5, "html": 0.25, "resaved": 0.25},
         copy_kinds={"plain": 1, "html": 1, "resaved": 1},
-        shingles=word_shingles,
+        shingles=web_shingles,
     )
     corpus.stats = {
         "pages": len(pages),
@@ -1079,9 +1089,18 @@ def read_clusters(out: Path) -> dict[str, tuple[str, bool]]:
     }
 
 
-def score(corpus: Corpus, truth: Truth, out: Path, threshold: float = THRESHOLD) -> dict:
-    """The figures of one job output directory ``out`` against ``truth`` (module docstring)."""
-    clusters = read_clusters(out)
+def score(
+    corpus: Corpus,
+    truth: Truth,
+    out: Path | None,
+    threshold: float = THRESHOLD,
+    clusters: dict[str, tuple[str, bool]] | None = None,
+) -> dict:
+    """The figures of one job output directory ``out`` (or of its ``clusters``, restricted to
+    this corpus's documents) against ``truth`` (module docstring)."""
+    if clusters is None:
+        assert out is not None
+        clusters = read_clusters(out)
     place = {d.doc_id: i for i, d in enumerate(corpus.docs)}
     n = len(corpus.docs)
     kept = [False] * n
@@ -1194,7 +1213,9 @@ def describe(corpus: Corpus, truth: Truth, threshold: float) -> dict[str, Any]:
     }
 
 
-def run_job(corpus_path: Path, out: Path, normalize: str | None, threshold: float) -> Any:
+def run_job(
+    corpus_path: Path, out: Path, normalize: str | None, threshold: float | None, **settings: Any
+) -> Any:
     """The dedup job's ``run`` over one corpus (Spark started on first use)."""
     global _SPARK
     sys.path.insert(0, str(ROOT / "bench"))
@@ -1218,6 +1239,7 @@ def run_job(corpus_path: Path, out: Path, normalize: str | None, threshold: floa
             threshold=threshold,
             outputs=("docs", "clusters"),
             **extra,
+            **settings,
         )
     except ConfigError as e:
         if normalize is None or "normalize" not in str(e):
@@ -1227,6 +1249,51 @@ def run_job(corpus_path: Path, out: Path, normalize: str | None, threshold: floa
 
 
 _SPARK: Any = None
+
+
+def plain_runs(work: Path, threshold: float) -> list[dict[str, Any]]:
+    """The real plain texts of ../shared/data/text (bench_dedup's copyright files, fortunes
+    and man pages, in one input) deduplicated with ``web`` and with ``none``, MinHash and
+    SimHash: how many documents end in another place, and which."""
+    from bench_dedup import load_real
+
+    from neardup_udfs.kernels.web_text import looks_like_html
+
+    docs = [d for collection in load_real().values() for d in collection]
+    path = work / "corpora" / "plain.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for doc_id, text in docs:
+            fh.write(json.dumps({"id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+    html = {d for d, t in docs if looks_like_html(t)}
+    rows = []
+    for method in ("minhash", "simhash"):
+        placed = {}
+        for setting in ("web", "none"):
+            out = work / "runs" / f"plain-{method}-{setting}"
+            t = time.perf_counter()
+            t_job = threshold if method == "minhash" else None
+            s = run_job(path, out, setting, t_job, method=method)
+            placed[setting] = (read_clusters(out), round(time.perf_counter() - t, 1), s)
+        web, none = placed["web"][0], placed["none"][0]
+        moved = sorted(d for d in none if web.get(d) != none[d])
+        rows.append(
+            {
+                "corpus": "plain",
+                "method": method,
+                "docs": len(docs),
+                "looks_like_html": len(html),
+                "kept_web": placed["web"][2].kept,
+                "kept_none": placed["none"][2].kept,
+                "moved": len(moved),
+                "moved_html": sum(1 for d in moved if d in html),
+                "moved_ids": moved[:20],
+                "seconds_web": placed["web"][1],
+                "seconds_none": placed["none"][1],
+            }
+        )
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1244,7 +1311,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--docs", type=int, help="documents per corpus (default: web 1200, CJK 1000)")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--build-only", action="store_true", help="write the corpora; no Spark")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="instead: web against none on the real plain texts (bench_dedup's corpora)",
+    )
     args = p.parse_args(argv)
+    if args.plain:
+        rows = plain_runs(args.out, args.threshold)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
     names = CORPORA if args.corpus == "all" else (args.corpus,)
     floor = min(FLOOR, args.threshold + 0.05)
     results: list[dict[str, Any]] = []

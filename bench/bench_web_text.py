@@ -9,14 +9,17 @@ a busy machine):
 * ``visible_text`` with resiliparse (the chosen extractor) and, when selectolax is
   installed, the nearest selectolax (lexbor) equivalent: parse, drop the same skipped
   elements, a line break before and after every same block element, the body's text;
-* ``normalize_web_batch`` (detection, visible text, whitespace, CJK bigrams);
+* ``normalize_web_batch`` (detection, visible text, whitespace, CJK character tokens), and
+  beside it the fingerprint stage's kernel (the job's default MinHash ``signature_batch``)
+  on the normalized pages, per MB of the pages as read;
   both on the ``text/html`` response records of the WARC samples under
   ../shared/data (distinct payloads, decoded by their declared or detected charset);
 * ``looks_like_html`` and ``collapse_whitespace`` on plain text: the Debian copyright files
   /usr/share/doc/*/copyright, when present;
-* ``cjk_bigrams`` on Chinese text: the manual pages under /usr/share/man/zh_CN (their
-  troff source, one document per page) when present, else text generated from the CJK
-  Unified Ideographs block (seeded; sentences of 5-30 ideographs between punctuation).
+* ``cjk_chars`` and ``cjk_bigrams`` on Chinese text: the manual pages under
+  /usr/share/man/zh_CN (their troff source, one document per page) when present, else text
+  generated from the CJK Unified Ideographs block (seeded; sentences of 5-30 ideographs
+  between punctuation).
 """
 
 from __future__ import annotations
@@ -223,6 +226,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                 {"library": resiliparse, "source": source},
             )
         )
+        # the fingerprint stage beside it, on the same pages: MB of the HTML as read
+        from neardup_udfs.config import load_config
+
+        pipeline = load_config(input="i", output="o").pipeline()  # the job's default
+        normalized = pipeline.normalize_batch(pages)
+        pipeline.signature_batch(normalized[:3], normalized=True)
+        cases.append(
+            Case(
+                "signature_batch",
+                pages,
+                lambda: pipeline.signature_batch(normalized, normalized=True),
+                {"pipeline": pipeline.id, "of": "the normalized pages", "source": source},
+            )
+        )
     else:
         print(json.dumps({"function": "visible_text", "skipped": f"no HTML in {source}"}))
 
@@ -237,11 +254,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     zh_source, zh = chinese_docs()
     web_text.cjk_bigrams("中文字符")
-    cases.append(
-        Case(
-            "cjk_bigrams", zh, lambda: [web_text.cjk_bigrams(d) for d in zh], {"source": zh_source}
-        )
-    )
+    for name in ("cjk_chars", "cjk_bigrams"):
+        fn = getattr(web_text, name)
+        cases.append(Case(name, zh, partial(_each, fn, zh), {"source": zh_source}))
     measure(cases, args.repeats)
 
 

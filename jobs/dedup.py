@@ -25,6 +25,7 @@ from neardup_udfs import index_store
 from neardup_udfs.config import OUTPUTS, DedupConfig, load_config
 from neardup_udfs.index_store import IndexManifest, IndexStoreError
 from neardup_udfs.io import InputError
+from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.report_html import write_report_html
 from neardup_udfs.runtime import (
     Cache,
@@ -53,6 +54,7 @@ from neardup_udfs.stages.cluster import CLUSTERINGS, cluster
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
+from neardup_udfs.stages.normalize import is_empty, prepare
 from neardup_udfs.stages.samples import sample_clusters
 from neardup_udfs.stages.verify import verify
 
@@ -65,6 +67,7 @@ class Summary:
 
     input: int = 0
     rejected: int = 0
+    empty: int = 0  # no text left after normalization: kept, nobody's duplicate
     exact_duplicates: int = 0
     candidates: int = 0
     verified: int = 0
@@ -146,10 +149,17 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
 
+    prepared = prepare(good, pipeline)
+    if pipeline.normalization.active:
+        with clock.stage("normalize") as rows:
+            prepared, _ = _materialize(prepared)
+            summary.empty = prepared.where(is_empty(pipeline)).count()
+            rows.rows_in, rows.rows_out = n_good, n_good - summary.empty
+
     with clock.stage("exact") as rows:
-        members, _ = _materialize(exact_groups(good, pipeline))
+        members, _ = _materialize(exact_groups(prepared, pipeline))
         leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
-        leaders = good.join(leader_ids, DOC_ID, "left_semi").select(DOC_ID, TEXT)
+        leaders = prepared.join(leader_ids, DOC_ID, "left_semi").where(~is_empty(pipeline))
         summary.exact_duplicates = n_good - leader_ids.count()
         rows.rows_in, rows.rows_out = n_good, n_good - summary.exact_duplicates
 
@@ -353,6 +363,11 @@ def _write_outputs(
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dedup.py", description="Remove near-duplicate documents.")
     add_input_arguments(p, "conf/dedup.toml")
+    p.add_argument(
+        "--normalize",
+        choices=NORMALIZATIONS,
+        help="web (default): visible text of HTML, whitespace collapsed, CJK bigrams; none",
+    )
     p.add_argument("--method", choices=("minhash", "simhash"))
     p.add_argument("--preset")
     p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
@@ -385,6 +400,7 @@ def format_summary(s: Summary) -> str:
         ("pipeline", s.pipeline),
         ("input documents", s.input),
         ("rejected", s.rejected),
+        ("empty (no visible text)", s.empty),
         ("exact duplicates", s.exact_duplicates),
         ("candidate pairs", s.candidates),
         ("verified pairs", s.verified),

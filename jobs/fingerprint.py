@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def pipeline_of(config: Config) -> Pipeline:
-    options = {"char": config.char, "word": config.word}
+    options: dict[str, Any] = {"char": config.char, "word": config.word}
     return resolve(config.preset, **{k: v for k, v in options.items() if v is not None})
 
 

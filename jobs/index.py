@@ -26,7 +26,7 @@ from neardup_udfs import index_store
 from neardup_udfs.config import IndexConfig, load_index_config
 from neardup_udfs.index_store import IndexStoreError
 from neardup_udfs.io import InputError
-from neardup_udfs.presets import resolve
+from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.runtime import (
     Cache,
     StageClock,
@@ -38,9 +38,10 @@ from neardup_udfs.runtime import (
     write_frames,
     write_report,
 )
-from neardup_udfs.schemas import DOC_ID, EXACT_KEY, TEXT
+from neardup_udfs.schemas import DOC_ID, EXACT_KEY, REASON, TEXT
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
+from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
 from neardup_udfs.udfs import exact_key_udf
 
 log = logging.getLogger("neardup.index")
@@ -104,7 +105,12 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
         rows.rows_in, rows.rows_out = summary.input, n_good
 
     with clock.stage("index") as rows:
-        docs = good.select(DOC_ID, TEXT)
+        prepared = prepare(good, pipeline)
+        if pipeline.normalization.active:  # read three times below: normalized once
+            prepared, _ = cache.materialize(prepared)
+        docs = prepared.where(~is_empty(pipeline))
+        # a page with no visible text has nothing to match: a reject of the batch, not an entry
+        empty = prepared.where(is_empty(pipeline)).select(DOC_ID, F.lit(EMPTY).alias(REASON))
         valued = sketch(docs, pipeline).join(
             docs.select(DOC_ID, exact_key_udf(pipeline)(F.col(TEXT)).alias(EXACT_KEY)), DOC_ID
         )
@@ -114,10 +120,12 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
             previous,
             config.index_batch_id,
             valued,
-            rejects,
+            rejects.unionByName(empty) if pipeline.normalization.active else rejects,
             keep=cache.keep,
         )
         summary.indexed = added.batch.documents if added.batch else 0
+        if added.batch:  # the read's rejects and the pages with no visible text
+            summary.rejected = added.batch.rejected
         summary.index_documents = added.manifest.documents
         summary.batches = len(added.manifest.batches)
         rows.rows_in, rows.rows_out = n_good, summary.indexed
@@ -128,7 +136,7 @@ def _query(
     spark: SparkSession, config: IndexConfig, cache: Cache, clock: StageClock, summary: Summary
 ) -> Summary:
     manifest = index_store.open_index(config.index)
-    pipeline = resolve(manifest.preset, **manifest.params)
+    pipeline = index_store.pipeline_of(manifest)
     summary.pipeline = pipeline.id
     summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
     begin_output(config.output)
@@ -139,7 +147,7 @@ def _query(
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
     with clock.stage("query") as rows:
-        queries = sketch(good.select(DOC_ID, TEXT), pipeline).withColumnRenamed(DOC_ID, "query_id")
+        queries = sketch(prepare(good, pipeline), pipeline).withColumnRenamed(DOC_ID, "query_id")
         reader = IndexReader(spark, config.index, manifest)
         if manifest.kind == "simhash":
             results = query_near(reader, queries, config.k)
@@ -175,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
     p.add_argument("--batch-id", dest="batch_id", help="build/add: the batch id (default: input)")
     p.add_argument("--method", choices=("minhash", "simhash"))
+    p.add_argument("--normalize", choices=NORMALIZATIONS, help="build/add: web (default) or none")
     p.add_argument("--preset")
     p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
     p.add_argument("--bands", type=int)

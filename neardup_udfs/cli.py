@@ -19,7 +19,7 @@ from typing import Any, NoReturn, TextIO
 import numpy as np
 
 from neardup_udfs import __version__
-from neardup_udfs.index_store import IndexStoreError
+from neardup_udfs.index_store import IndexStoreError, pipeline_of
 from neardup_udfs.kernels import minhash, winnow
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.simhash import format_hex
@@ -310,8 +310,8 @@ def _open_local_index(path: str) -> Any:
 
 
 def _index_pipeline(index: Any) -> Pipeline:
-    m = index.manifest
-    return resolve(m.preset, **m.params)
+    """The index's own pipeline: the query texts get the normalization it records."""
+    return pipeline_of(index.manifest)
 
 
 def _cmd_near(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 from neardup_udfs.io import INPUT_FORMATS
 from neardup_udfs.kernels import lsh
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
+from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
 from neardup_udfs.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, IMAGE_CONTENT_TYPES, WarcOptions
 
@@ -80,6 +81,7 @@ class DedupConfig(InputConfig):
     """Every setting of ``jobs/dedup.py``; see ``conf/dedup.toml`` for each key's meaning."""
 
     method: str = "minhash"
+    normalize: str = "web"  # web | none: what texts become before shingling
     preset: str | None = None
     preset_options: Mapping[str, int] = field(default_factory=dict)
     threshold: float | None = None
@@ -112,7 +114,7 @@ class DedupConfig(InputConfig):
         return self.preset or DEFAULT_PRESET[self.method]
 
     def pipeline(self) -> Pipeline:
-        """The resolved preset pipeline.
+        """The resolved preset pipeline, with the ``normalize`` normalization.
 
         Notes:
             MinHash without explicit bands/rows: ``banding = "recall"`` takes
@@ -131,7 +133,7 @@ class DedupConfig(InputConfig):
                 k = int(options.get("k", get_preset(self.preset_name).options["k"].default))
                 bands, rows = lsh.recall_params(k, self.jaccard_threshold)
                 options.update(k=bands * rows, bands=bands, rows=rows, threshold=None)
-        return resolve(self.preset_name, **options)
+        return resolve(self.preset_name, normalize=self.normalize, **options)
 
     @property
     def jaccard_threshold(self) -> float:
@@ -174,13 +176,6 @@ def _check_input(c: InputConfig, need_output: bool = True) -> None:
     _check_positive(c, ["max_text_bytes"])
     if not c.warc_content_types:
         raise _fail("warc_content_types", "name at least one media type")
-    if c.html_extractor == "resiliparse":
-        try:
-            import resiliparse.extract.html2text  # noqa: F401
-        except ImportError:
-            raise _fail(
-                "html_extractor", "'resiliparse' needs: pip install 'neardup[extract]'"
-            ) from None
 
 
 def _check_outputs(outputs: Sequence[str], allowed: Sequence[str]) -> None:
@@ -198,6 +193,7 @@ def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
     _check_input(c, need_output)
     choices = {
         "method": (c.method, METHODS),
+        "normalize": (c.normalize, NORMALIZATIONS),
         "verification": (c.verification, VERIFICATIONS),
         "banding": (c.banding, BANDINGS),
         "representative": (c.representative, REPRESENTATIVES),

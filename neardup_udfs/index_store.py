@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from neardup_udfs import __version__
-from neardup_udfs.presets import Pipeline
+from neardup_udfs.presets import Pipeline, resolve
 
 __all__ = [
     "EXACT_BAND",
@@ -87,6 +87,7 @@ class IndexManifest:
     kind: str  # simhash | minhash
     shape: Mapping[str, int]  # simhash: {"k"}; minhash: {"bands", "rows"}
     params: Mapping[str, int] = field(default_factory=dict)  # the preset's options
+    normalization: str = "none"  # web | none (indexes written before it existed: none)
     generation: int = 0
     batches: tuple[Batch, ...] = ()
     format: str = FORMAT
@@ -147,7 +148,14 @@ def new_manifest(preset: str, pipeline: Pipeline, k: int) -> IndexManifest:
         kind=pipeline.kind,
         shape=shape_of(pipeline, k),
         params=dict(pipeline.params),
+        normalization=pipeline.normalization.name,
     )
+
+
+def pipeline_of(manifest: IndexManifest) -> Pipeline:
+    """The pipeline an index was built with (its preset, options and normalization): what
+    queries against it must use."""
+    return resolve(manifest.preset, normalize=manifest.normalization, **manifest.params)
 
 
 def _describe(pipeline_id: str, shape: Mapping[str, int]) -> str:
@@ -158,6 +166,14 @@ def check_compatible(manifest: IndexManifest, pipeline: Pipeline, k: int, where:
     """Raise IndexMismatch unless ``manifest`` was built with ``pipeline``'s id and version
     and the same LSH shape; the message names both sides."""
     shape = shape_of(pipeline, k)
+    if manifest.normalization != pipeline.normalization.name:
+        raise IndexMismatch(
+            f"index {where} was built with normalization {manifest.normalization!r} "
+            f"(pipeline {manifest.pipeline_id!r}); this job normalizes texts with "
+            f"{pipeline.normalization.name!r}. Pass --normalize {manifest.normalization} "
+            f'(config key normalize = "{manifest.normalization}") to use this index, or '
+            "build a new one"
+        )
     if (
         manifest.pipeline_id != pipeline.id
         or manifest.pipeline_version != pipeline.version

@@ -23,6 +23,7 @@ import xxhash
 from neardup_udfs.kernels import anchor, featurize, fingerprint_text, lsh, phash, words_jit
 from neardup_udfs.kernels.normalize import normalize_utf8
 from neardup_udfs.kernels.shingle import word_tokens
+from neardup_udfs.normalization import NONE, Normalization, for_preset
 
 __all__ = [
     "Pipeline",
@@ -63,6 +64,8 @@ class Preset:
     (n, k) for ``minhash`` presets. ``check(params)`` returns an error message or None.
     ``input`` says what the batch reads: text, or encoded image bytes (``phash``). Presets
     whose inputs can be unusable give ``checked(inputs, **params) -> (values, errors)``.
+    ``word_tokens`` presets split text with semblance's tokenizer: the web normalization
+    gives them CJK character tokens.
     """
 
     name: str
@@ -78,6 +81,7 @@ class Preset:
     checked: Callable[..., tuple[U64, list[str | None]]] | None = field(repr=False, default=None)
     input: Literal["text", "image"] = "text"
     check: Callable[[dict[str, int]], str | None] = field(repr=False, default=lambda p: None)
+    word_tokens: bool = False
 
     def defaults(self) -> dict[str, int]:
         return {k: o.default for k, o in self.options.items()}
@@ -85,10 +89,16 @@ class Preset:
 
 @dataclass(frozen=True)
 class Pipeline:
-    """A preset with every option fixed: what gets stored next to its values."""
+    """A preset with every option fixed, and the normalization its texts get first: what
+    gets stored next to its values.
+
+    Every method that takes texts normalizes them first, unless ``normalized=True`` says
+    they already are (``normalize_batch``'s output, as the Spark stages pass them).
+    """
 
     preset: Preset
     params: tuple[tuple[str, int], ...]
+    normalization: Normalization = NONE
 
     @property
     def version(self) -> str:
@@ -101,14 +111,24 @@ class Pipeline:
 
     @property
     def id(self) -> str:
-        """Version plus any non-default option, e.g. ``ditto/2`` or ``ditto/2;char=3,word=1``.
+        """The normalization's id, then the version plus any non-default option, e.g.
+        ``ditto/2``, ``ditto/2;char=3,word=1`` or ``web/1+semblance/1;bands=25,k=125,rows=5``.
 
         Notes:
-            Values are comparable exactly when their pipeline ids are equal.
+            Values are comparable exactly when their pipeline ids are equal. Without
+            normalization the id is the preset's alone, as before normalization existed.
         """
         defaults = self.preset.defaults()
         changed = [f"{k}={v}" for k, v in self.params if defaults[k] != v]
-        return self.version + (";" + ",".join(changed) if changed else "")
+        own = self.version + (";" + ",".join(changed) if changed else "")
+        return f"{self.normalization.id}+{own}" if self.normalization.active else own
+
+    def normalize_batch(self, texts: Sequence[str | bytes]) -> list[str | bytes]:
+        """``texts`` as this pipeline shingles them (unchanged without normalization)."""
+        return self.normalization.apply_batch(texts)
+
+    def _prepared(self, texts: Sequence[str | bytes], normalized: bool) -> Sequence[str | bytes]:
+        return texts if normalized or not self.normalization.active else self.normalize_batch(texts)
 
     def param(self, name: str) -> int:
         return dict(self.params)[name]
@@ -117,35 +137,35 @@ class Pipeline:
         if self.kind != kind:
             raise PresetError(f"preset {self.preset.name!r} makes {self.kind} values, not {what}")
 
-    def fingerprint_batch(self, texts: Sequence[str | bytes]) -> U64:
+    def fingerprint_batch(self, texts: Sequence[str | bytes], *, normalized: bool = False) -> U64:
         """64-bit fingerprints of ``texts`` as a uint64 array, in input order."""
         self._require("simhash", "64-bit fingerprints")
-        return self.preset.batch(texts, **dict(self.params))
+        return self.preset.batch(self._prepared(texts, normalized), **dict(self.params))
 
     def fingerprint_batch_checked(
-        self, inputs: Sequence[str | bytes]
+        self, inputs: Sequence[str | bytes], *, normalized: bool = False
     ) -> tuple[U64, list[str | None]]:
         """Fingerprints and, per input, None or why it could not be fingerprinted (then 0)."""
         self._require("simhash", "64-bit fingerprints")
         if self.preset.checked is None:
-            return self.fingerprint_batch(inputs), [None] * len(inputs)
-        return self.preset.checked(inputs, **dict(self.params))
+            return self.fingerprint_batch(inputs, normalized=normalized), [None] * len(inputs)
+        return self.preset.checked(self._prepared(inputs, normalized), **dict(self.params))
 
     def fingerprint(self, text: str | bytes) -> int:
         """Fingerprint of one text as an unsigned 64-bit int."""
         return int(self.fingerprint_batch([text])[0])
 
-    def signature_batch(self, texts: Sequence[str | bytes]) -> U64:
+    def signature_batch(self, texts: Sequence[str | bytes], *, normalized: bool = False) -> U64:
         """MinHash signatures of ``texts``: a uint64 array of shape (n, k)."""
         self._require("minhash", "MinHash signatures")
-        return self.preset.batch(texts, **dict(self.params))
+        return self.preset.batch(self._prepared(texts, normalized), **dict(self.params))
 
     def band_keys_batch(self, signatures: U64) -> U64:
         """LSH band keys of signatures made by this pipeline: shape (n, bands)."""
         self._require("minhash", "band keys")
         return lsh.band_keys_batch(signatures, self.param("bands"), self.param("rows"))
 
-    def exact_keys(self, texts: Sequence[str | bytes]) -> list[str]:
+    def exact_keys(self, texts: Sequence[str | bytes], *, normalized: bool = False) -> list[str]:
         """A 128-bit key (32 hex digits) of each text's canonical form under this preset.
 
         Notes:
@@ -154,6 +174,7 @@ class Pipeline:
             duplicates for it (ditto: the normalized text; semblance: the token sequence).
             Keys are xxh3-128 of the canonical form; a collision needs ~2**64 documents.
         """
+        texts = self._prepared(texts, normalized)
         batch = self.preset.canonical_batch
         forms = batch(texts) if batch is not None else map(self.preset.canonical, texts)
         return [xxhash.xxh3_128_hexdigest(form) for form in forms]
@@ -267,6 +288,7 @@ _register(
         canonical=_token_text,
         canonical_batch=_token_texts,
         check=_check_bands,
+        word_tokens=True,
     )
 )
 _register(
@@ -279,6 +301,7 @@ _register(
         batch=_semblance_simhash_batch,
         canonical=_token_text,
         canonical_batch=_token_texts,
+        word_tokens=True,
     )
 )
 _register(
@@ -369,8 +392,9 @@ def _derive_bands(preset: Preset, params: dict[str, int], options: dict[str, Any
     params["bands"], params["rows"] = lsh.params(k, float(t))
 
 
-def resolve(name: str = "ditto/2", **options: Any) -> Pipeline:
-    """A :class:`Pipeline` for preset ``name`` with ``options`` over its defaults.
+def resolve(name: str = "ditto/2", *, normalize: str = "none", **options: Any) -> Pipeline:
+    """A :class:`Pipeline` for preset ``name`` with ``options`` over its defaults, whose texts
+    get the normalization ``normalize`` (``none``, the default, or ``web``) first.
 
     Notes:
         ``None`` values mean "default". An option the preset does not have, a non-integer,
@@ -399,4 +423,10 @@ def resolve(name: str = "ditto/2", **options: Any) -> Pipeline:
     problem = preset.check(params)
     if problem:
         raise PresetError(f"preset {name!r}: {problem}")
-    return Pipeline(preset, tuple(sorted(params.items())))
+    try:
+        normalization = for_preset(normalize, preset.word_tokens)
+    except ValueError as e:
+        raise PresetError(f"preset {name!r}: {e}") from None
+    if normalization.active and preset.input != "text":
+        raise PresetError(f"preset {name!r} reads images: normalization {normalize!r} is for text")
+    return Pipeline(preset, tuple(sorted(params.items())), normalization)

@@ -558,6 +558,7 @@ _COUNT_ROWS = (
     ("Near duplicates removed", "near-duplicates", "removed − exact duplicates"),
     ("Removed in total", "removed", ""),
     ("Kept", "kept", ""),
+    ("No visible text", "empty", "kept: nothing left to compare after normalization"),
     ("Candidate pairs", "candidates", "pairs sharing an LSH bucket"),
     ("Verified pairs", "verified", "candidates confirmed similar"),
     ("Clusters (2+ members)", "clusters", ""),

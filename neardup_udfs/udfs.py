@@ -1,12 +1,16 @@
 """pandas UDF factories: each wraps one kernel and holds no algorithm logic.
 
+The UDFs that apply a pipeline to text (fingerprint, signature, exact key, exact Jaccard)
+read text as ``normalize_udf`` gives it: the Spark stages normalize once, first
+(``stages.normalize.prepare``), and every later stage reads the prepared text.
+
 64-bit values cross into Spark as ``bigint``: the two's-complement view of the uint64
 (``value & (2**64 - 1)`` gives it back). Nulls in give nulls out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +32,7 @@ __all__ = [
     "exact_key_udf",
     "fingerprint_udf",
     "image_hash_udf",
+    "normalize_udf",
     "prefix_keys_udf",
     "remove_ranges_udf",
     "winnow_fingerprints_fn",
@@ -37,6 +42,22 @@ __all__ = [
 
 def _present(texts: pd.Series) -> npt.NDArray[np.bool_]:
     return np.asarray(texts.notna().to_numpy(), dtype=bool)
+
+
+def scatter(values: Sequence[Any], present: npt.NDArray[np.bool_]) -> pd.Series:
+    """An object Series of ``len(present)``: ``values`` in order where ``present``, None
+    elsewhere.
+
+    Notes:
+        Never through a fixed-width string array: pandas' masked assignment of a list of
+        strings (``series[mask] = strings``) builds one, of n times the longest string's
+        width (2,000 texts beside one of 2 MB: 15 GiB).
+    """
+    out = np.full(len(present), None, dtype=object)
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    out[present] = column
+    return pd.Series(out, dtype=object)
 
 
 def _rows(matrix: npt.NDArray[np.uint64], present: npt.NDArray[np.bool_]) -> pd.Series:
@@ -57,7 +78,9 @@ def fingerprint_udf(pipeline: Pipeline) -> Any:
             present = _present(texts)
             values = np.zeros(len(texts), dtype=np.uint64)
             if present.any():
-                values[present] = pipeline.fingerprint_batch(texts[present].tolist())
+                values[present] = pipeline.fingerprint_batch(
+                    texts[present].tolist(), normalized=True
+                )
             out = pd.Series(values.view(np.int64), index=texts.index, dtype="Int64")
             out[~present] = pd.NA
             yield out
@@ -80,7 +103,9 @@ def checked_fingerprint_udf(pipeline: Pipeline) -> Any:
             values = np.zeros(len(blobs), dtype=np.uint64)
             errors: list[str | None] = ["null input"] * len(blobs)
             if present.any():
-                fps, problems = pipeline.fingerprint_batch_checked(blobs[present].tolist())
+                fps, problems = pipeline.fingerprint_batch_checked(
+                    blobs[present].tolist(), normalized=True
+                )
                 values[present] = fps
                 for i, problem in zip(np.flatnonzero(present), problems, strict=True):
                     errors[i] = problem
@@ -135,7 +160,7 @@ def signature_udf(pipeline: Pipeline) -> Any:
     def signature(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
         for texts in batches:
             present = _present(texts)
-            sigs = pipeline.signature_batch(texts[present].tolist())
+            sigs = pipeline.signature_batch(texts[present].tolist(), normalized=True)
             yield _rows(sigs, present)
 
     return signature
@@ -184,9 +209,8 @@ def exact_key_udf(pipeline: Pipeline) -> Any:
     def exact_key(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
         for texts in batches:
             present = _present(texts)
-            out = pd.Series([None] * len(texts), dtype=object)
-            out[present] = pipeline.exact_keys(texts[present].tolist())
-            yield out
+            keys = pipeline.exact_keys(texts[present].tolist(), normalized=True)
+            yield scatter(keys, present)
 
     return exact_key
 
@@ -239,6 +263,19 @@ def remove_ranges_udf() -> Any:
         return pd.DataFrame({"text": out_text, "removed_fraction": fraction})
 
     return remove
+
+
+def normalize_udf(pipeline: Pipeline) -> Any:
+    """Text (string or binary) -> the string ``pipeline`` shingles
+    (``Pipeline.normalize_batch``); nulls stay null."""
+
+    @pandas_udf(StringType())  # type: ignore[call-overload]
+    def normalized(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+        for texts in batches:
+            present = _present(texts)
+            yield scatter(pipeline.normalize_batch(texts[present].tolist()), present)
+
+    return normalized
 
 
 def exact_jaccard_udf(pipeline: Pipeline) -> Any:

@@ -68,6 +68,9 @@ def test_shingles() -> None:
     assert bw.word_shingles("a b c d") == {"a b c", "b c d"}
     assert bw.char_shingles("中文 字符\n测试") == {"中文字符", "文字符测", "字符测试"}
     assert bw.jaccard({1, 2, 3}, {2, 3, 4}) == 0.5
+    # the web corpus's truth: a page of mostly CJK text by its characters
+    assert bw.web_shingles("广东要闻 main 今天") == bw.char_shingles("广东要闻 main 今天")
+    assert bw.web_shingles("a b 中 c") == bw.word_shingles("a b 中 c")
 
 
 def test_troff() -> None:

@@ -15,18 +15,27 @@ def test_shipped_toml_loads_with_overrides() -> None:
     c = load_config(str(ROOT / "conf/dedup.toml"), input="in", output="out", threshold=0.8)
     assert (c.method, c.preset_name, c.jaccard_threshold) == ("minhash", "semblance", 0.8)
     # recall banding: pairs at J = 0.85 are candidates with p >= 0.995 (18 x 7 = 126 slots)
-    assert c.pipeline().id == "semblance/1;bands=18,k=126,rows=7"
+    assert c.pipeline().id == "web/1+semblance/1;bands=18,k=126,rows=7"
     assert c.verification == "hybrid"
     semblance = load_config(
         str(ROOT / "conf/dedup.toml"), input="i", output="o", threshold=0.8, banding="semblance"
     )
-    assert semblance.pipeline().id == "semblance/1;bands=8,rows=16"  # closest threshold
+    assert semblance.pipeline().id == "web/1+semblance/1;bands=8,rows=16"  # closest threshold
     custom = load_config(
         input="i", output="o", threshold=0.8, preset_options={"k": 256}, banding="recall"
     )
-    assert custom.pipeline().id == "semblance/1;bands=25,k=250,rows=10"
+    assert custom.pipeline().id == "web/1+semblance/1;bands=25,k=250,rows=10"
     s = load_config(str(ROOT / "conf/dedup.toml"), input="i", output="o", method="simhash", k=5)
-    assert (s.preset_name, s.k, s.pipeline().id) == ("ditto/2", 5, "ditto/2")
+    assert (s.preset_name, s.k, s.pipeline().id) == ("ditto/2", 5, "web/1;cjk=0+ditto/2")
+    # without normalization the ids are the presets' own, as before normalization existed
+    plain = load_config(input="i", output="o", threshold=0.8, normalize="none")
+    assert plain.pipeline().id == "semblance/1;bands=18,k=126,rows=7"
+    ditto = load_config(input="i", output="o", method="simhash", normalize="none")
+    assert ditto.pipeline().id == "ditto/2"
+    words = load_config(input="i", output="o", method="simhash", preset="semblance-simhash")
+    assert words.pipeline().id == "web/1+semblance-simhash/1"  # word tokens: CJK bigrams
+    anchor = load_config(input="i", output="o", method="simhash", preset="anchor")
+    assert anchor.pipeline().id == "web/1;cjk=0+anchor/1"  # a reference tokenizer: none
 
 
 def test_threshold_derives_the_lsh_shape() -> None:
@@ -35,7 +44,7 @@ def test_threshold_derives_the_lsh_shape() -> None:
     c = load_config(input="i", output="o", threshold=0.5, banding="semblance")
     assert dict(c.pipeline().params)["bands"] == 32
     c = load_config(input="i", output="o", bands=32, rows=4)
-    assert c.pipeline().id == "semblance/1;bands=32,rows=4"
+    assert c.pipeline().id == "web/1+semblance/1;bands=32,rows=4"
 
 
 @pytest.mark.parametrize(
@@ -43,6 +52,7 @@ def test_threshold_derives_the_lsh_shape() -> None:
     [
         ({}, "config key 'input': an input path is required"),
         ({"input": "i"}, "config key 'output'"),
+        ({"input": "i", "output": "o", "normalize": "html"}, "config key 'normalize': 'html'"),
         ({"method": "lsh"}, "config key 'method': 'lsh' is not one of minhash, simhash"),
         ({"input_format": "csv"}, "config key 'input_format'"),
         ({"threshold": 1.2}, "config key 'threshold': must be in (0, 1)"),

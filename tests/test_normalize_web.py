@@ -29,6 +29,7 @@ from neardup_udfs.kernels.web_text import (
     LINE_BREAKS,
     WHITESPACE,
     cjk_bigrams,
+    cjk_chars,
     collapse_whitespace,
     looks_like_html,
     normalize_web,
@@ -66,6 +67,9 @@ PLAIN = [
     # an HTML comment alone, as quoted in two Debian copyright files
     " <!-- Seamless texture provided by FreeSeamlessTextures.com -->\n <!-- License: CC -->",
     "cat <<EOF > out.txt",
+    # a closing tag never opened: text quoting markup (a real page's search-terms list)
+    "/search/apachesolr_search?search=no-results:</SCRIPT>\">'><SC..\n3\n/dataset/x",
+    "some text</b> more",
     "x <- c(1, 2); y <= 3; a => b",
     "",
 ]
@@ -75,7 +79,8 @@ HTML = [
     "<!doctype HTML PUBLIC '-//W3C//DTD HTML 4.01//EN'>",
     "<p>Hello</p>",
     "<P>Hello</P >",
-    "some text</b> more",
+    "some <b>text</b> more",
+    "text</p><p>more</p>",  # a fragment cut inside its first paragraph
     "line one<br>line two",
     "a<br/>b",
     "a<BR />b",
@@ -120,7 +125,7 @@ def test_normalize_web_of_a_copyright_file_only_collapses_its_whitespace() -> No
     for p in sample:
         text = _read(p)
         collapsed = collapse_whitespace(text)
-        assert normalize_web(text, cjk=False) == collapsed, p
+        assert normalize_web(text, cjk=None) == collapsed, p
         if cjk_bigrams(collapsed) is collapsed:  # most have no CJK (some credit translators)
             assert normalize_web(text) == collapsed, p
             checked_default += 1
@@ -451,8 +456,8 @@ def test_grouped_characters_are_token_runes_of_the_scripts() -> None:
         assert unicodedata.category(c)[0] in "LN" or ord(c) > 0x2FFFF
 
 
-def _bigrams_oracle(text: str) -> str:
-    """cjk_bigrams by its definition, one run at a time."""
+def _bigrams_oracle(text: str, chars: bool = False) -> str:
+    """cjk_bigrams (cjk_chars with ``chars``) by its definition, one run at a time."""
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -464,7 +469,10 @@ def _bigrams_oracle(text: str) -> str:
         while j < len(text) and _is_cjk(text[j]):
             j += 1
         run = text[i:j]
-        piece = run if len(run) == 1 else " ".join(run[k : k + 2] for k in range(len(run) - 1))
+        if chars:
+            piece = " ".join(run)
+        else:
+            piece = run if len(run) == 1 else " ".join(run[k : k + 2] for k in range(len(run) - 1))
         if i > 0 and _is_token_rune(text[i - 1]):
             piece = " " + piece
         if j < len(text) and _is_token_rune(text[j]):
@@ -474,9 +482,10 @@ def _bigrams_oracle(text: str) -> str:
     return "".join(out)
 
 
-def _bigram_tokens(text: str) -> list[str]:
+def _bigram_tokens(text: str, chars: bool = False) -> list[str]:
     """What the tokenizer should give on cjk_bigrams(text): its tokens of ``text``, every
-    CJK segment of a token replaced by the segment's bigrams (a single character by itself)."""
+    CJK segment of a token replaced by the segment's bigrams (a single character by itself);
+    with ``chars``, what it should give on cjk_chars(text): every CJK character a token."""
     out: list[str] = []
     for token in word_tokens(text):
         i = 0
@@ -485,7 +494,9 @@ def _bigram_tokens(text: str) -> list[str]:
             while j < len(token) and _is_cjk(token[j]) == _is_cjk(token[i]):
                 j += 1
             seg = token[i:j]
-            if _is_cjk(seg[0]) and len(seg) > 1:
+            if _is_cjk(seg[0]) and chars:
+                out.extend(seg)
+            elif _is_cjk(seg[0]) and len(seg) > 1:
                 out.extend(seg[k : k + 2] for k in range(len(seg) - 1))
             else:
                 out.append(seg)
@@ -527,12 +538,35 @@ def test_cjk_bigrams_matches_its_definition_and_the_tokenizer(text: str) -> None
     assert word_tokens(transformed) == _bigram_tokens(text)
 
 
+@given(st.lists(st.sampled_from(_CJK_ALPHABET), max_size=40).map("".join))
+def test_cjk_chars_matches_its_definition_and_the_tokenizer(text: str) -> None:
+    transformed = cjk_chars(text)
+    assert transformed == _bigrams_oracle(text, chars=True)
+    assert word_tokens(transformed) == _bigram_tokens(text, chars=True)
+    if not any(_is_cjk(c) for c in text):
+        assert transformed is text
+
+
+@pytest.mark.parametrize("text", MIXED)
+def test_tokenizer_gives_exactly_the_character_tokens(text: str) -> None:
+    transformed = cjk_chars(text)
+    expected = _bigram_tokens(text, chars=True)
+    assert word_tokens(transformed) == expected
+    buf, _ = words_jit.token_texts_batch([transformed])
+    assert buf.tobytes().decode() == " ".join(expected)
+    assert cjk_chars("abc中文字符def") == "abc 中 文 字 符 def"
+    assert cjk_chars("中。文") == "中。文" and cjk_chars("中") == "中"
+
+
 # --- the stage --------------------------------------------------------------------------------
 
 
 def test_normalize_web_chains_the_kernels() -> None:
-    assert normalize_web("<p>Hello,</p>\n<p>中文字符</p>") == "Hello,\n中文 文字 字符"
-    assert normalize_web("<p>中文字符</p>", cjk=False) == "中文字符"
+    assert normalize_web("<p>Hello,</p>\n<p>中文字符</p>") == "Hello,\n中 文 字 符"
+    assert normalize_web("<p>中文字符</p>", cjk="bigrams") == "中文 文字 字符"
+    assert normalize_web("<p>中文字符</p>", cjk=None) == "中文字符"
+    with pytest.raises(ValueError, match="cjk must be 'chars', 'bigrams' or None, not 'x'"):
+        normalize_web("中文", cjk="x")  # type: ignore[arg-type]
     assert normalize_web("Jane  Doe\n\n<jdoe@example.org>") == "Jane Doe\n<jdoe@example.org>"
     # forced either way
     assert normalize_web("<p>x</p>", html=False) == "<p>x</p>"
@@ -542,9 +576,10 @@ def test_normalize_web_chains_the_kernels() -> None:
 
 def test_normalize_web_batch() -> None:
     texts = ["<p>a</p><p>b</p>", None, "  plain  text ", "日本語", ""]
-    assert normalize_web_batch(texts) == ["a\nb", None, "plain text", "日本 本語", ""]
+    assert normalize_web_batch(texts) == ["a\nb", None, "plain text", "日 本 語", ""]
     assert normalize_web_batch([]) == []
-    assert normalize_web_batch(texts, cjk=False)[3] == "日本語"
+    assert normalize_web_batch(texts, cjk=None)[3] == "日本語"
+    assert normalize_web_batch(texts, cjk="bigrams")[3] == "日本 本語"
 
 
 def test_docstring_examples() -> None:

@@ -279,7 +279,7 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
     assert docs.count() == s.kept and set(docs.columns) >= {"url", "body", "crawl"}
     report = json.loads((out / "report.json").read_text())
     assert report["counts"]["kept"] == s.kept and report["pipeline"]["id"] == (
-        "semblance/1;bands=25,k=125,rows=5"
+        "web/1+semblance/1;bands=25,k=125,rows=5"
     )
     assert (out / "_MANIFEST.json").exists()
     bands = report["bands"]
@@ -340,12 +340,13 @@ def _naive_minhash_edges(
     corpus: Corpus, pipe: Any, verification: str, threshold: float = 0.7
 ) -> list[tuple[str, str, float]]:
     """All pairs sharing a band key whose Jaccard (estimated or exact) is >= threshold, with
-    it; texts without a shingle never pair."""
+    it, both on the texts as the pipeline normalizes them; texts without a shingle never
+    pair."""
     from neardup_udfs.kernels.shingle import word_shingles
 
     ids = [i for i, _ in corpus.docs]
-    texts = [t for _, t in corpus.docs]
-    sigs = pipe.signature_batch(texts)
+    texts = pipe.normalize_batch([t for _, t in corpus.docs])
+    sigs = pipe.signature_batch(texts, normalized=True)
     keys = pipe.band_keys_batch(sigs)
     sets = [set(word_shingles(t, 3)) for t in texts]
     edges = []
@@ -380,7 +381,7 @@ def test_minhash_equals_the_greedy_oracle(spark, corpus: Corpus, minhash_run) ->
     """Default config: recall banding (25 x 5 of 125 slots), hybrid verification, anchored
     clustering: the greedy pass over the verified pairs in id order, by hand."""
     _, out, _ = minhash_run
-    pipe = resolve("semblance", k=125, bands=25, rows=5)
+    pipe = resolve("semblance", normalize="web", k=125, bands=25, rows=5)
     edges = _naive_minhash_edges(corpus, pipe, "hybrid")
     rank = dict.fromkeys((d for d, _ in corpus.docs), 0)
     assert _clusters(spark, out) == oracle_clusters(edges, rank)
@@ -398,8 +399,9 @@ def test_connected_estimate_semblance_banding_equals_union_find(
     src = _write_corpus(tmp_path, corpus)
     out = tmp_path / "out"
     s = _run(spark, src, out, verification="estimate", banding="semblance", clustering="connected")
-    assert s.pipeline == "semblance/1"
-    edges = _naive_minhash_edges(corpus, resolve("semblance", threshold=0.7), "estimate")
+    assert s.pipeline == "web/1+semblance/1"
+    pipe = resolve("semblance", normalize="web", threshold=0.7)
+    edges = _naive_minhash_edges(corpus, pipe, "estimate")
     want = _union_find_clusters([d for d, _ in corpus.docs], edges)
     assert _clusters(spark, out) == want
 
@@ -436,7 +438,9 @@ def test_simhash_equals_the_greedy_oracle_on_the_kernel_index(
     out = tmp_path / "out"
     s = _run(spark, src, out, method="simhash", k=3)
     index = Index(3)
-    fps = {doc_id: neardup_udfs.fingerprint(text) for doc_id, text in corpus.docs}
+    ditto = resolve("ditto/2", normalize="web")  # the job's default pipeline
+    assert s.pipeline == ditto.id == "web/1;cjk=0+ditto/2"
+    fps = {doc_id: ditto.fingerprint(text) for doc_id, text in corpus.docs}
     for doc_id, fp in fps.items():
         index.add(doc_id, fp)
     edges = [(d, m.id, m.distance) for d, fp in fps.items() for m in index.near(fp, 3)]

@@ -30,8 +30,9 @@ sys.path.insert(0, str(ROOT / "jobs"))
 import dedup as dedup_job  # noqa: E402
 import index as index_job  # noqa: E402
 
-MINHASH = resolve("semblance", k=125, bands=25, rows=5)
-SIMHASH = resolve("ditto/2")
+MINHASH = resolve("semblance", normalize="web", k=125, bands=25, rows=5)  # the jobs' defaults
+SIMHASH = resolve("ditto/2", normalize="web")
+PLAIN_SIMHASH = resolve("ditto/2")
 
 
 def _write(path: Path, docs: list[tuple[str, str]], crawl: int = 0) -> Path:
@@ -177,8 +178,9 @@ def test_near_queries_equal_ditto_index(spark, halves, tmp_path: Path) -> None: 
 def test_cli_near_and_similar(minhash_index, halves, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     _, index, _ = minhash_index
     old, _ = halves
-    doc = tmp_path / "doc.txt"
-    doc.write_text(old[0][1])
+    doc = tmp_path / "doc.html"  # the index's normalization applies: the page is its text
+    script = "<script>var words = 'many words that are not in the document at all';</script>"
+    doc.write_text(f"<html><head>{script}</head><body><p>{old[0][1]}</p></body></html>")
     assert cli_main(["similar", "--index", str(index), "--top", "3", str(doc)]) == 0
     lines = capsys.readouterr().out.splitlines()
     sig = MINHASH.signature_batch([old[0][1]])[0]
@@ -228,7 +230,8 @@ def test_version_mismatch_is_an_error_naming_both(spark, minhash_index, tmp_path
         _index(spark, "add", src, index, bands=16, rows=8, batch_id="x")
     with pytest.raises(InputError, match="already holds an index"):
         _index(spark, "build", src, index)
-    with pytest.raises(InputError, match=r"built with pipeline 'semblance/1;bands=25.*configured"):
+    built = r"built with pipeline 'web/1\+semblance/1;bands=25.*configured"
+    with pytest.raises(InputError, match=built):
         _dedup(spark, src, tmp_path / "out", threshold=0.5, against=str(index))
     with pytest.raises(InputError, match="no index at"):
         _dedup(spark, src, tmp_path / "out", against=str(tmp_path / "missing"))
@@ -294,13 +297,21 @@ def test_against_equals_the_combined_run(spark, halves, tmp_path: Path) -> None:
 def test_update_index_grows_the_index_and_reruns_are_idempotent(
     spark, halves, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    """The weekly pattern with SimHash: against equals combined (as above); then a batch of
-    indexed documents commits an empty batch, and the index stays readable after it;
-    rerunning the new batch adds nothing twice and gives the same result."""
+    """The weekly pattern with SimHash and no normalization (as indexes built before it):
+    against equals combined (as above); a run with the default normalization is refused,
+    naming the flag; then a batch of indexed documents commits an empty batch, and the index
+    stays readable after it; rerunning the new batch adds nothing twice and gives the same
+    result."""
     old, new = halves
-    settings: dict[str, Any] = {"method": "simhash", "k": 3}
+    settings: dict[str, Any] = {"method": "simhash", "k": 3, "normalize": "none"}
     s1, s3 = _weekly(spark, halves, tmp_path, settings)
     index = tmp_path / "index"
+    assert index_store.open_index(str(index)).normalization == "none"
+    refused = r"built with normalization 'none' \(pipeline 'ditto/2'\).*Pass --normalize none"
+    with pytest.raises(InputError, match=refused):
+        _dedup(spark, tmp_path / "n.jsonl", tmp_path / "o5", against=str(index), method="simhash")
+    with pytest.raises(InputError, match=refused):
+        _index(spark, "add", tmp_path / "n.jsonl", index, method="simhash", batch_id="x")
     indexed = _ids(spark, tmp_path / "old", "docs")
     again = [d for d in old if d[0] in indexed][:5]  # indexed documents, as a new batch
     c = _write(tmp_path / "c.jsonl", again)
@@ -319,20 +330,35 @@ def test_update_index_grows_the_index_and_reruns_are_idempotent(
         again[0],
         next(d for d in new if d[0] in _ids(spark, tmp_path / "against", "docs")),
     ]:
-        assert doc_id in {m.id for m in local.near(SIMHASH.fingerprint(text), 0)}
+        assert doc_id in {m.id for m in local.near(PLAIN_SIMHASH.fingerprint(text), 0)}
 
 
 def test_hot_indexed_buckets_match_through_their_hub(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from pyspark.sql import functions as F
 
     from neardup_udfs.stages.index import IndexReader, match_index
+    from neardup_udfs.stages.normalize import EMPTY
     from neardup_udfs.udfs import exact_key_udf
 
     text = "the same page, crawled from six mirrors under six different urls, word for word"
     copies = [(f"mirror{i}", text) for i in range(6)]
     index = tmp_path / "index"
-    _index(spark, "build", _write(tmp_path / "m.jsonl", copies), index, method="simhash")
-    reader = IndexReader(spark, str(index), index_store.open_index(str(index)))
+    script_only = (
+        "script-only",
+        "<html><head><script>go('/x')</script></head><body></body></html>",
+    )
+    built = _index(
+        spark,
+        "build",
+        _write(tmp_path / "m.jsonl", [*copies, script_only]),
+        index,
+        method="simhash",
+    )
+    m = index_store.open_index(str(index))
+    assert (built.indexed, built.rejected, m.batches[0].rejected) == (6, 1, 1)  # no text: out
+    rejected = spark.read.parquet(str(index / m.batches[0].dir / "rejects")).collect()
+    assert [(r.doc_id, r.reason) for r in rejected] == [(script_only[0], EMPTY)]
+    reader = IndexReader(spark, str(index), m)
     new = spark.createDataFrame([("new", text)], "doc_id string, text string")
     docs = new.select(
         "doc_id",

@@ -7,6 +7,7 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, EXACT_KEY, LEADER, TEXT
+from neardup_udfs.stages.normalize import is_empty
 from neardup_udfs.udfs import exact_key_udf
 
 __all__ = ["exact_groups"]
@@ -21,8 +22,13 @@ def exact_groups(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
         equal (``Pipeline.exact_keys``): they would get identical fingerprints. Only leaders
         go through fingerprinting and LSH; the others join their leader's cluster. The work
         is linear in the group size (a window minimum), so 100,000 copies of one text cost
-        100,000 rows, not 100,000**2 pairs.
+        100,000 rows, not 100,000**2 pairs. ``docs`` is the prepared text
+        (``stages.normalize.prepare``); a document normalization left empty is its own
+        group, with a null key.
     """
-    keyed = docs.select(DOC_ID, exact_key_udf(pipeline)(F.col(TEXT)).alias(EXACT_KEY))
+    empty = is_empty(pipeline)
+    key = F.when(empty, F.lit(None).cast("string")).otherwise(exact_key_udf(pipeline)(F.col(TEXT)))
+    keyed = docs.select(DOC_ID, key.alias(EXACT_KEY), empty.alias("__empty"))
     group = Window.partitionBy(EXACT_KEY)
-    return keyed.select(DOC_ID, F.min(DOC_ID).over(group).alias(LEADER), EXACT_KEY)
+    leader = F.when(F.col("__empty"), F.col(DOC_ID)).otherwise(F.min(DOC_ID).over(group))
+    return keyed.select(DOC_ID, leader.alias(LEADER), EXACT_KEY)

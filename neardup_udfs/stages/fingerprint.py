@@ -17,6 +17,7 @@ from neardup_udfs.schemas import (
     SIGNATURE,
     TEXT,
 )
+from neardup_udfs.stages.normalize import prepare
 from neardup_udfs.udfs import fingerprint_udf, signature_udf
 
 __all__ = ["Fingerprinted", "fingerprint", "sketch", "to_hex"]
@@ -40,7 +41,8 @@ def fingerprint(docs: DataFrame, pipeline: Pipeline) -> Fingerprinted:
 
     Notes:
         Rows with a null ``doc_id`` or a null ``text`` go to ``rejects`` with a reason; all
-        others get a fingerprint. Every output row carries the pipeline id.
+        others get a fingerprint of their text as the pipeline normalizes it. Every output
+        row carries the pipeline id.
     """
     reason = (
         F.when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
@@ -51,7 +53,7 @@ def fingerprint(docs: DataFrame, pipeline: Pipeline) -> Fingerprinted:
     rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
     fp = fingerprint_udf(pipeline)(F.col(TEXT))
     good = (
-        tagged.where(F.col(REASON).isNull())
+        prepare(tagged.where(F.col(REASON).isNull()), pipeline)
         .select(DOC_ID, fp.alias(FINGERPRINT))
         .withColumn(FINGERPRINT_HEX, to_hex(F.col(FINGERPRINT)))
         .withColumn(PIPELINE, F.lit(pipeline.id))
@@ -60,7 +62,8 @@ def fingerprint(docs: DataFrame, pipeline: Pipeline) -> Fingerprinted:
 
 
 def sketch(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
-    """``doc_id`` plus the pipeline's value: ``fingerprint`` bigint or ``signature`` array."""
+    """``doc_id`` plus the pipeline's value: ``fingerprint`` bigint or ``signature`` array,
+    of ``docs`` prepared by ``stages.normalize.prepare``."""
     if pipeline.kind == "simhash":
         return docs.select(DOC_ID, fingerprint_udf(pipeline)(F.col(TEXT)).alias(FINGERPRINT))
     return docs.select(DOC_ID, signature_udf(pipeline)(F.col(TEXT)).alias(SIGNATURE))
