@@ -152,8 +152,9 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
     prepared = prepare(good, pipeline)
     if pipeline.normalization.active:
         with clock.stage("normalize") as rows:
-            prepared, _ = _materialize(prepared)
-            summary.empty = prepared.where(is_empty(pipeline)).count()
+            prepared = cache.keep(prepared)  # one action computes and counts it
+            empty = F.sum(is_empty(pipeline).cast("int"))
+            summary.empty = int(prepared.agg(F.coalesce(empty, F.lit(0))).collect()[0][0])
             rows.rows_in, rows.rows_out = n_good, n_good - summary.empty
 
     with clock.stage("exact") as rows:
@@ -366,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--normalize",
         choices=NORMALIZATIONS,
-        help="web (default): visible text of HTML, whitespace collapsed, CJK bigrams; none",
+        help="web (default): visible text of HTML, whitespace collapsed, CJK characters as tokens",
     )
     p.add_argument("--method", choices=("minhash", "simhash"))
     p.add_argument("--preset")

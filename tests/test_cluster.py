@@ -41,7 +41,7 @@ JOB_TIMEOUT = 900  # seconds; a loaded 2-core machine runs the job in 1-4 minute
 LOG4J = f"-Dlog4j2.configurationFile=file:{ROOT / 'conf' / 'log4j2.properties'}"
 # the dedup stages before "components": later, a lost executor takes the components' local
 # checkpoints with it and the run fails by design (neardup_udfs/stages/components.py)
-RECOMPUTABLE = ("read", "exact", "fingerprint", "candidates", "verify")
+RECOMPUTABLE = ("read", "normalize", "exact", "fingerprint", "candidates", "verify")
 SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
 
 
