@@ -158,10 +158,10 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             rows.rows_in, rows.rows_out = n_good, n_good - summary.empty
 
     with clock.stage("exact") as rows:
-        members, _ = _materialize(exact_groups(prepared, pipeline))
+        members = cache.keep(exact_groups(prepared, pipeline))
         leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
         leaders = prepared.join(leader_ids, DOC_ID, "left_semi").where(~is_empty(pipeline))
-        summary.exact_duplicates = n_good - leader_ids.count()
+        summary.exact_duplicates = n_good - leader_ids.count()  # computes and counts members
         rows.rows_in, rows.rows_out = n_good, n_good - summary.exact_duplicates
 
     with clock.stage("fingerprint") as rows:
@@ -236,15 +236,12 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             matches=matches,
         )
         cache.frames.extend(clustered.persisted)
-        clusters, n_clustered = _materialize(clustered.clusters)
-        if matches is not None:
-            summary.index_matches = clusters.where(F.col(INDEXED_ID).isNotNull()).count()
+        clusters = cache.keep(clustered.clusters)
+        tally = _cluster_tally(clusters)  # computes and counts clusters, in one Spark job
+        n_clustered, summary.kept, summary.index_matches, histogram = tally
         summary.rounds, summary.driver_edges = clustered.rounds, clustered.driver_edges
         summary.chained = clustered.chained
-        summary.kept = clusters.where(F.col(IS_REPRESENTATIVE)).count()
         summary.removed = n_clustered - summary.kept
-        sizes = clusters.groupBy(CLUSTER_ID).count().groupBy("count").count().collect()
-        histogram = {int(r[0]): int(r[1]) for r in sorted(sizes)}
         summary.clusters = sum(n for size, n in histogram.items() if size > 1)
         rows.rows_in, rows.rows_out = summary.verified, summary.kept
 
@@ -284,6 +281,29 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         ],
     )
     return summary
+
+
+def _cluster_tally(clusters: DataFrame) -> tuple[int, int, int, dict[int, int]]:
+    """``rows, kept, indexed, histogram`` of the cluster stage's output: its rows, its
+    representatives, its rows represented by an indexed document (0 without ``indexed_id``)
+    and the number of clusters of each size."""
+    indexed = F.col(INDEXED_ID).isNotNull() if INDEXED_ID in clusters.columns else F.lit(False)
+    per_cluster = clusters.groupBy(CLUSTER_ID).agg(
+        F.count(F.lit(1)).alias("size"),
+        F.sum(F.col(IS_REPRESENTATIVE).cast("long")).alias("kept"),
+        F.sum(indexed.cast("long")).alias("indexed"),
+    )
+    by_size = per_cluster.groupBy("size").agg(
+        F.count(F.lit(1)).alias("n"), F.sum("kept").alias("kept"), F.sum("indexed").alias("indexed")
+    )
+    rows = by_size.collect()
+    histogram = {int(r["size"]): int(r["n"]) for r in sorted(rows, key=lambda r: r["size"])}
+    return (
+        sum(int(r["size"]) * int(r["n"]) for r in rows),
+        sum(int(r["kept"]) for r in rows),
+        sum(int(r["indexed"]) for r in rows),
+        histogram,
+    )
 
 
 def _name_batches(spark: SparkSession, matches: DataFrame, against: Against | None) -> DataFrame:

@@ -22,7 +22,7 @@ from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, ImagesConfig, InputConfig
 from neardup_udfs.io import INPUT_FORMATS, InputError, read_input, write_manifest
 from neardup_udfs.schemas import LOST_BYTES, REASON
-from neardup_udfs.stages.rejects import Split, split_rejects
+from neardup_udfs.stages.rejects import split_rejects
 
 __all__ = [
     "Cache",
@@ -88,12 +88,6 @@ class Cache:
         self.frames.append(df.persist())
         return df
 
-    def split(self, split: Split) -> tuple[DataFrame, int, DataFrame, int]:
-        """``good, rows, rejects, rows``: ``split.tagged`` persisted, so the input is read and
-        ranked once for both counts and every later use."""
-        self.keep(split.tagged)
-        return split.good, split.good.count(), split.rejects, split.rejects.count()
-
     def materialize(self, df: DataFrame) -> tuple[DataFrame, int]:
         self.keep(df)
         return df, df.count()
@@ -146,22 +140,27 @@ def read_checked(
                 f"{key} {column!r} is not a column of the input (columns: {', '.join(raw.columns)})"
             )
     split = split_rejects(raw, text_col, config.max_text_bytes)
-    good, n_good, rejects, n_rejected = cache.split(split)
-    return Checked(good, n_good, rejects, n_rejected, text_col, input_stats(split.tagged))
+    cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
+    counts = reason_counts(split.tagged)
+    n_good = counts.pop(None, 0)
+    stats = input_stats(split.tagged, counts=counts)
+    return Checked(split.good, n_good, split.rejects, sum(counts.values()), text_col, stats)
 
 
-def input_stats(tagged: DataFrame, top: int = 50) -> dict[str, Any]:
+def reason_counts(tagged: DataFrame) -> dict[str | None, int]:
+    """Rows of ``tagged`` per ``reason`` (None: the accepted rows), in one Spark job."""
+    return {r[REASON]: int(r["count"]) for r in tagged.groupBy(REASON).count().collect()}
+
+
+def input_stats(
+    tagged: DataFrame, top: int = 50, counts: dict[str | None, int] | None = None
+) -> dict[str, Any]:
     """What report.json says about the input: rejected rows by reason (the ``top`` most
-    frequent) and, for readers that can lose bytes (WARC), the bytes they could not read."""
-    rows = (
-        tagged.where(F.col(REASON).isNotNull())
-        .groupBy(REASON)
-        .count()
-        .orderBy(F.col("count").desc(), REASON)
-        .limit(top)
-        .collect()
-    )
-    stats: dict[str, Any] = {"rejects_by_reason": {r[REASON]: int(r["count"]) for r in rows}}
+    frequent, ties by reason) and, for readers that can lose bytes (WARC), the bytes they
+    could not read. ``counts``: ``reason_counts(tagged)``, when the caller has it."""
+    counts = reason_counts(tagged) if counts is None else counts
+    by_reason = sorted((-n, r) for r, n in counts.items() if r is not None)[:top]
+    stats: dict[str, Any] = {"rejects_by_reason": {r: -n for n, r in by_reason}}
     if LOST_BYTES in tagged.columns:
         lost = tagged.agg(
             F.sum(LOST_BYTES).alias("bytes"), F.countDistinct("path").alias("files")

@@ -1,8 +1,8 @@
 """The dedup job on a real Spark standalone cluster (a master and two 1-core workers on
 127.0.0.1, started from the installed pyspark), shipped as README "Running on a cluster" says:
 ``make package``'s archive and zip with conf/spark-cluster.conf. The executors must run the
-archive's interpreter, and the result must equal a local-mode run, also when a worker is
-killed mid-job."""
+archive's interpreter on both workers, and the result must equal a local-mode run although a
+worker is killed mid-job."""
 
 from __future__ import annotations
 
@@ -245,8 +245,8 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """One cluster for the module: the plain run first, then the fault test, which kills one
-    of its two workers (so it must stay last in the file)."""
+    """One cluster for the module; its one dedup run kills one of the two workers (so that
+    test stays last in the file)."""
     tmp_path = tmp_path_factory.mktemp("cluster")
     master_port, master_ui = _free_ports(2)
     c = Cluster(tmp_path / "cluster", _env(tmp_path), master_port, master_ui)
@@ -410,6 +410,11 @@ def _python_workers(cluster: Cluster, seen: dict[int, PythonWorker]) -> None:
         w.site_packages.update(p for p in paths if SHARED_OBJECT.search(p))
 
 
+def _workers_of(cluster: Cluster, seen: dict[int, PythonWorker]) -> set[str]:
+    """The cluster workers (``worker1``, ...) whose executors have run a Python worker."""
+    return {Path(w.cwd).relative_to(cluster.root).parts[0] for w in list(seen.values())}
+
+
 # --- the tests ------------------------------------------------------------------------------
 
 
@@ -435,47 +440,6 @@ def test_archive_holds_a_runtime_env_without_pyspark(dist: Path) -> None:
     assert all(n.startswith("neardup_udfs/") and "__pycache__" not in n for n in names)
 
 
-def test_dedup_on_standalone_cluster_uses_the_archive_and_equals_local_mode(
-    cluster: Cluster, dist: Path, corpus: Path, local_run: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "cluster-run"
-    log = _submit(cluster, dist, corpus, out, _free_ports(1)[0])
-    seen: dict[int, PythonWorker] = {}
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            _python_workers(cluster, seen)
-            stop.wait(0.3)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
-        rc = _driver(cluster).wait(timeout=JOB_TIMEOUT)
-    finally:
-        stop.set()
-        watcher.join()
-    text = log.read_text(errors="replace")
-    assert rc == 0, text[-4000:]
-
-    # The executors ran the archive's interpreter, unpacked in their own working directory,
-    # and its packages; none ran this test's venv (which PYSPARK_PYTHON names). pyspark is not
-    # in the archive: it came from the Spark installation's python/lib/pyspark.zip.
-    assert seen, f"no Python worker seen on the cluster\n{text[-2000:]}"
-    for w in seen.values():
-        assert w.exe == "./environment/bin/python", w
-        assert w.cwd.startswith(str(cluster.root / "worker")), w
-        assert f"{SPARK_HOME}/python/lib/pyspark.zip" in w.pythonpath.split(":"), w
-        for so in w.site_packages:
-            assert so.startswith(f"{w.cwd}/environment/lib/"), (so, w.cwd)
-    loaded = {so for w in seen.values() for so in w.site_packages}
-    assert any("/site-packages/numpy/" in so for so in loaded), loaded  # the UDFs ran there
-    assert any("/site-packages/pyarrow/" in so for so in loaded), loaded
-    workers = {Path(w.cwd).relative_to(cluster.root).parts[0] for w in seen.values()}
-    assert workers == {"worker1", "worker2"}, workers  # both workers ran Python tasks
-    _assert_same_result(out, local_run)
-
-
 def _stage(log: str) -> str | None:
     """The last dedup stage the driver's log says started."""
     started = re.findall(r"neardup\.dedup stage (\S+): start", log)
@@ -494,39 +458,72 @@ def _busy_executors(ui_port: int) -> tuple[list[str], list[str]]:
     return [e["id"] for e in live], [e["id"] for e in live if e["activeTasks"] > 0]
 
 
-def test_dedup_survives_a_worker_killed_mid_job(
+def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_job(
     cluster: Cluster, dist: Path, corpus: Path, local_run: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "fault-run"
+    """One cluster run checks both promises: the executors run the shipped archive (on both
+    workers), and a worker killed mid-job costs recomputation, not the result, which equals
+    the local-mode run."""
+    out = tmp_path / "cluster-run"
     ui_port = _free_ports(1)[0]
     log = _submit(cluster, dist, corpus, out, ui_port)
     driver = _driver(cluster)
+    seen: dict[int, PythonWorker] = {}
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            _python_workers(cluster, seen)
+            stop.wait(0.3)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     killed: tuple[str, str, str] | None = None  # (worker, executor, stage)
     deadline = time.monotonic() + JOB_TIMEOUT
-    # Wait until both workers run an executor and the input is read (and persisted on both),
-    # then kill the worker whose executor is running a task, while the stage is one Spark can
-    # recompute.
-    while driver.poll() is None and time.monotonic() < deadline:
-        stage = _stage(log.read_text(errors="replace"))
-        if stage not in (None, "read"):
-            if stage not in RECOMPUTABLE:
-                break  # too late: no chance came (the assert below fails the test)
-            live, busy = _busy_executors(ui_port)
-            victim = next(
-                (w for w in cluster.workers if busy and busy[0] in w.executor_ids()), None
-            )
-            if len(live) == 2 and victim is not None:
-                cluster.kill_worker(victim)
-                killed = (victim.name, busy[0], stage)
-                break
-        time.sleep(0.2)
-    text = log.read_text(errors="replace")
-    assert killed, f"no executor was busy during stages {RECOMPUTABLE}\n{text[-3000:]}"
-    # mid-job: the job had not finished (its manifest is written last) ...
-    assert driver.poll() is None and not (out / "_MANIFEST.json").exists(), killed
-    rc = driver.wait(timeout=max(1.0, deadline - time.monotonic()))
+    try:
+        # Wait until both workers run an executor and Python workers, and the input is read
+        # (and persisted on both), then kill the worker whose executor is running a task,
+        # while the stage is one Spark can recompute.
+        while driver.poll() is None and time.monotonic() < deadline:
+            stage = _stage(log.read_text(errors="replace"))
+            if stage not in (None, "read"):
+                if stage not in RECOMPUTABLE:
+                    break  # too late: no chance came (the assert below fails the test)
+                live, busy = _busy_executors(ui_port)
+                victim = next(
+                    (w for w in cluster.workers if busy and busy[0] in w.executor_ids()), None
+                )
+                both_ran_python = _workers_of(cluster, seen) == {"worker1", "worker2"}
+                if len(live) == 2 and victim is not None and both_ran_python:
+                    cluster.kill_worker(victim)
+                    killed = (victim.name, busy[0], stage)
+                    break
+            time.sleep(0.2)
+        text = log.read_text(errors="replace")
+        assert killed, f"no executor was busy during stages {RECOMPUTABLE}\n{text[-3000:]}"
+        # mid-job: the job had not finished (its manifest is written last) ...
+        assert driver.poll() is None and not (out / "_MANIFEST.json").exists(), killed
+        rc = driver.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        stop.set()
+        watcher.join()
     text = log.read_text(errors="replace")
     assert rc == 0, f"killed {killed}\n{text[-4000:]}"
+
+    # The executors ran the archive's interpreter, unpacked in their own working directory,
+    # and its packages; none ran this test's venv (which PYSPARK_PYTHON names). pyspark is not
+    # in the archive: it came from the Spark installation's python/lib/pyspark.zip.
+    assert seen, f"no Python worker seen on the cluster\n{text[-2000:]}"
+    for w in seen.values():
+        assert w.exe == "./environment/bin/python", w
+        assert w.cwd.startswith(str(cluster.root / "worker")), w
+        assert f"{SPARK_HOME}/python/lib/pyspark.zip" in w.pythonpath.split(":"), w
+        for so in w.site_packages:
+            assert so.startswith(f"{w.cwd}/environment/lib/"), (so, w.cwd)
+    loaded = {so for w in seen.values() for so in w.site_packages}
+    assert any("/site-packages/numpy/" in so for so in loaded), loaded  # the UDFs ran there
+    assert any("/site-packages/pyarrow/" in so for so in loaded), loaded
+
     # ... the driver saw the executor go, Spark recomputed what it held (its cached
     # partitions, its shuffle output), and a later stage ran after the killed one
     assert f"Lost executor {killed[1]}" in text, text[-3000:]
