@@ -33,8 +33,10 @@ __all__ = [
     "add_input_arguments",
     "begin_output",
     "counts_of",
+    "input_stats",
     "job_main",
     "read_checked",
+    "reason_counts",
     "write_frames",
     "write_report",
 ]
