@@ -411,8 +411,13 @@ def _python_workers(cluster: Cluster, seen: dict[int, PythonWorker]) -> None:
 
 
 def _workers_of(cluster: Cluster, seen: dict[int, PythonWorker]) -> set[str]:
-    """The cluster workers (``worker1``, ...) whose executors have run a Python worker."""
-    return {Path(w.cwd).relative_to(cluster.root).parts[0] for w in list(seen.values())}
+    """The cluster workers (``worker1``, ...) whose executors have run a Python worker
+    (``?`` for one running outside the cluster's directories: the test then fails on it)."""
+    cwds = [Path(w.cwd) for w in list(seen.values())]
+    return {
+        c.relative_to(cluster.root).parts[0] if c.is_relative_to(cluster.root) else "?"
+        for c in cwds
+    }
 
 
 # --- the tests ------------------------------------------------------------------------------
