@@ -36,6 +36,7 @@ from neardup_udfs.runtime import (
     counts_of,
     input_stats,
     job_main,
+    reason_counts,
     write_frames,
     write_report,
 )
@@ -177,15 +178,17 @@ def _run(spark: SparkSession, config: ImagesConfig, cache: Cache) -> Summary:
     begin_output(config.output)
 
     with clock.stage("read + hash") as rows:
-        tagged, summary.input = cache.materialize(hash_images(read_images(spark, config), config))
+        tagged = cache.keep(hash_images(read_images(spark, config), config))
         good = tagged.where(F.col(REASON).isNull()).drop(REASON)
         rejects = tagged.where(F.col(REASON).isNotNull()).select(PATH, REASON)
-        summary.rejected = rejects.count()
-        summary.hashed = summary.input - summary.rejected
         accounted = tagged.select(
             F.col(PATH).alias(DOC_ID), REASON, LOST_BYTES, F.col("file").alias("path")
         )
-        summary.input_stats = input_stats(accounted)
+        counts = reason_counts(accounted)  # computes and counts tagged, in one Spark job
+        summary.hashed = counts.pop(None, 0)
+        summary.rejected = sum(counts.values())
+        summary.input = summary.hashed + summary.rejected
+        summary.input_stats = input_stats(accounted, counts=counts)
         rows.rows_in, rows.rows_out = summary.input, summary.hashed
 
     with clock.stage("identical") as rows:
