@@ -126,7 +126,9 @@ def test_normalize_web_of_a_copyright_file_only_collapses_its_whitespace() -> No
         text = _read(p)
         collapsed = collapse_whitespace(text)
         assert normalize_web(text, cjk=None) == collapsed, p
-        if cjk_bigrams(collapsed) is collapsed:  # most have no CJK (some credit translators)
+        # most have no CJK character (some credit translators, e.g. perl-base's 唐鳳, a run
+        # that cjk_bigrams leaves as it is but cjk_chars splits)
+        if not any(_is_cjk(ch) for ch in collapsed):
             assert normalize_web(text) == collapsed, p
             checked_default += 1
     assert checked_default > len(sample) // 2
