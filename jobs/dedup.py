@@ -40,6 +40,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import (
+    BAND,
     CLUSTER_ID,
     DOC_ID,
     EXACT_KEY,
@@ -49,7 +50,14 @@ from neardup_udfs.schemas import (
     SEQ,
     TEXT,
 )
-from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
+from neardup_udfs.session import JobCount
+from neardup_udfs.stages.candidates import (
+    band_counts,
+    band_keys,
+    candidates,
+    first_band_counts,
+    scored_candidates,
+)
 from neardup_udfs.stages.cluster import CLUSTERINGS, cluster
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
@@ -93,13 +101,15 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         as a duplicate of a kept row, or rejected. Everything the run persists is released
         before it returns or raises.
     """
-    cache = Cache()
+    cache, jobs = Cache(), JobCount()
+    jobs.start(spark, f"neardup dedup {config.input}")
     try:
-        return _run(spark, config, cache)
+        return _run(spark, config, cache, jobs)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
     finally:
         cache.release()
+        jobs.stop(spark)
 
 
 @dataclass(frozen=True)
@@ -134,7 +144,7 @@ def _open_against(config: DedupConfig) -> Against | None:
     return Against(replace(previous, batches=earlier), previous, previous)
 
 
-def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
+def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount) -> Summary:
     _materialize = cache.materialize
     pipeline = config.pipeline()
     clock = StageClock(log)
@@ -144,6 +154,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
 
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)
+        spark_report: dict[str, Any] = dict(read.partitions)
         good, n_good, rejects, text_col = read.good, read.n_good, read.rejects, read.text_col
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
@@ -169,8 +180,11 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
         rows.rows_in, rows.rows_out = n_good - summary.exact_duplicates, n_sketched
 
     with clock.stage("candidates") as rows:
-        keys = band_keys(sketches, pipeline, config.k)
-        cands = candidates(keys, config.hot_bucket_size, keep=cache.keep)
+        if pipeline.kind == "simhash":
+            keys = band_keys(sketches, pipeline, config.k)
+            cands = candidates(keys, config.hot_bucket_size, keep=cache.keep)
+        else:  # every pair once, with its estimate
+            cands = scored_candidates(sketches, pipeline, config.hot_bucket_size, cache.keep)
         pairs, summary.candidates = _materialize(cands.pairs)
         hot = cands.hot_buckets.orderBy(F.col("size").desc(), "band", "key").limit(100).collect()
         summary.hot_buckets = len(hot) if len(hot) < 100 else cands.hot_buckets.count()
@@ -211,7 +225,11 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             rows.rows_in, rows.rows_out = n_sketched, n_matched_pairs
 
     with clock.stage("bands"):  # for the report: pairs each band produced, and verified
-        per_band = band_counts(cands.buckets, verified, config.hot_bucket_size)
+        if BAND in verified.columns:  # MinHash: by the band that produced them first
+            per_band = first_band_counts(pairs, verified)
+            verified = verified.drop(BAND)
+        else:
+            per_band = band_counts(cands.buckets, verified, config.hot_bucket_size)
         bands = [r.asDict() for r in per_band.orderBy("band").collect()]  # <= bands rows
 
     with clock.stage("cluster") as rows:
@@ -279,6 +297,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache) -> Summary:
             {"band": r["band"], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
             for r in hot
         ],
+        spark={**spark_report, "jobs": jobs.count(spark)},
     )
     return summary
 

@@ -22,6 +22,7 @@ from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, ImagesConfig, InputConfig
 from neardup_udfs.io import INPUT_FORMATS, InputError, read_input, write_manifest
 from neardup_udfs.schemas import LOST_BYTES, REASON
+from neardup_udfs.session import fit_shuffle_partitions
 from neardup_udfs.stages.rejects import split_rejects
 
 __all__ = [
@@ -110,6 +111,7 @@ class Checked:
     n_rejected: int
     text_col: str  # the input's own name of the text column
     stats: dict[str, Any]  # report.json's "input": rejects by reason, unreadable bytes
+    partitions: dict[str, Any]  # report.json's "spark": the shuffle partitions and their source
 
     @property
     def rows(self) -> int:
@@ -124,7 +126,9 @@ def read_checked(
     require: Iterable[tuple[str, str]] = (),
 ) -> Checked:
     """``path`` (default ``config.input``) read as ``config`` says, split into accepted rows
-    and rejects (``split_rejects``), read and ranked once (``Cache.split``).
+    and rejects (``split_rejects``), read and ranked once (``Cache.split``). Fits the
+    session's shuffle partitions to the input unless they were chosen
+    (``session.fit_shuffle_partitions``).
 
     ``require``: (config key, column) pairs the input must have, else :class:`InputError`
     naming the key."""
@@ -141,12 +145,14 @@ def read_checked(
             raise InputError(
                 f"{key} {column!r} is not a column of the input (columns: {', '.join(raw.columns)})"
             )
+    partitions = fit_shuffle_partitions(spark, raw)
     split = split_rejects(raw, text_col, config.max_text_bytes)
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
     counts = reason_counts(split.tagged)
     n_good = counts.pop(None, 0)
     stats = input_stats(split.tagged, counts=counts)
-    return Checked(split.good, n_good, split.rejects, sum(counts.values()), text_col, stats)
+    n_rejected = sum(counts.values())
+    return Checked(split.good, n_good, split.rejects, n_rejected, text_col, stats, partitions)
 
 
 def reason_counts(tagged: DataFrame) -> dict[str | None, int]:

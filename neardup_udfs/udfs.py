@@ -20,6 +20,7 @@ from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
 
 from neardup_udfs.kernels import lsh, phash, winnow
+from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs
 from neardup_udfs.kernels.words_jit import pair_jaccard_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
@@ -28,6 +29,7 @@ __all__ = [
     "utf8_lossy_udf",
     "exact_jaccard_udf",
     "band_keys_udf",
+    "first_band_pairs_fn",
     "checked_fingerprint_udf",
     "exact_key_udf",
     "fingerprint_udf",
@@ -240,6 +242,56 @@ def winnow_fingerprints_fn(
             )
 
     return fingerprints
+
+
+def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of buckets -> ``a, b, band, equal`` rows
+    (``kernels.band_pairs.first_band_pairs``).
+
+    Notes:
+        A bucket row is ``band`` (int), ``star`` (bool: hot, hub pairs only) and ``members``,
+        a list of ``doc_id`` (string), ``signature`` (array<bigint> of bands * rows) and
+        ``hot`` (the document's hot buckets: list of ``band``, ``hub``; null for none).
+        ``a < b`` as Spark orders strings (UTF-8 bytes, i.e. code points).
+    """
+    import pyarrow as pa
+
+    schema = pa.schema(
+        [("a", pa.string()), ("b", pa.string()), ("band", pa.int32()), ("equal", pa.int32())]
+    )
+
+    def pairs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            members = batch.column("members")
+            lengths = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            doc, sig, hot = members.flatten().flatten()
+            ids = doc.to_numpy(zero_copy_only=False)
+            names, number = np.unique(ids, return_inverse=True)
+            width = bands * rows
+            flat = sig.flatten().to_numpy(zero_copy_only=False)
+            if len(flat) != len(ids) * width:
+                raise ValueError(f"signatures must have {width} slots")
+            roles = np.full((len(ids), bands), NOT_HOT, dtype=np.int8)
+            per_doc = hot.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            hot_band, hub = hot.flatten().flatten()
+            owner = np.repeat(np.arange(len(ids)), per_doc)
+            is_hub = hub.to_numpy(zero_copy_only=False).astype(bool)
+            roles[owner, hot_band.to_numpy(zero_copy_only=False)] = np.where(is_hub, HUB, HOT)
+            a, b, band, equal = first_band_pairs(
+                batch.column("band").to_numpy(zero_copy_only=False),
+                batch.column("star").to_numpy(zero_copy_only=False),
+                np.concatenate([[0], np.cumsum(lengths)]),
+                number.astype(np.int64),
+                flat.reshape(len(ids), width),
+                roles,
+                rows,
+            )
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(names[a], pa.string()), pa.array(names[b], pa.string()), band, equal],
+                schema=schema,
+            )
+
+    return pairs
 
 
 def remove_ranges_udf() -> Any:

@@ -21,7 +21,13 @@ from neardup_udfs.kernels import minhash
 from neardup_udfs.kernels.hamming_index import Index, block_keys
 from neardup_udfs.kernels.unionfind import UnionFind
 from neardup_udfs.presets import resolve
-from neardup_udfs.stages.candidates import band_counts, band_keys, candidates
+from neardup_udfs.stages.candidates import (
+    band_counts,
+    band_keys,
+    candidates,
+    first_band_counts,
+    scored_candidates,
+)
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.rejects import split_rejects
@@ -194,6 +200,33 @@ def test_candidates_are_every_pair_of_a_bucket_once(spark) -> None:  # type: ign
     got.buckets.unpersist()
 
 
+def test_scored_candidates_are_every_candidate_once_with_its_estimate(spark, corpus) -> None:  # type: ignore[no-untyped-def]
+    """The first-band rule against the bucket rule: the same pairs, hot buckets (stars,
+    chunked) included, each once, with the estimate ``verify`` gives them."""
+    pipe = resolve("semblance", k=125, bands=25, rows=5)
+    docs = corpus.docs[:120] + [(f"copy{i}", corpus.docs[0][1]) for i in range(7)]
+    sk = sketch(spark.createDataFrame(docs, "doc_id string, text string"), pipe).persist()
+    for hot in (3, 5, 1000):
+        old = candidates(band_keys(sk, pipe, 0), hot, keep=lambda df: df.persist())
+        want = verify(old.pairs, sk, pipe, k=0, threshold=0.0, verification="estimate")
+        new = scored_candidates(sk, pipe, hot, keep=lambda df: df.persist())
+        got = [(r.a, r.b, r.similarity) for r in new.pairs.collect()]
+        assert len(got) == len({(a, b) for a, b, _ in got}), "a pair scored twice"
+        assert sorted(got) == sorted((r.a, r.b, r.similarity) for r in want.collect())
+        assert sorted(new.hot_buckets.collect()) == sorted(old.hot_buckets.collect())
+        if hot == 3:
+            assert old.hot_buckets.count() > 0  # the copies make hot buckets in every band
+        verified = new.pairs.where("similarity >= 0.5")
+        counted = first_band_counts(new.pairs, verified).collect()
+        per_band = {r.band: (r.candidates, r.verified) for r in counted}
+        firsts = {r.band for r in new.pairs.select("band").distinct().collect()}
+        assert set(per_band) == firsts and sum(c for c, _ in per_band.values()) == len(got)
+        assert sum(v for _, v in per_band.values()) == verified.count()
+        old.buckets.unpersist()
+        new.buckets.unpersist()
+    sk.unpersist()
+
+
 # --- end to end -----------------------------------------------------------------------------
 
 
@@ -282,10 +315,16 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
         "web/1+semblance/1;bands=25,k=125,rows=5"
     )
     assert (out / "_MANIFEST.json").exists()
+    assert report["spark"]["shuffle_partitions_from"] == "config"  # the test session's 2
+    assert report["spark"]["shuffle_partitions"] == 2 and report["spark"]["jobs"] >= 15
     bands = report["bands"]
-    assert [b["band"] for b in bands] == list(range(25))  # every band of 25 x 5 produced pairs
-    assert sum(b["candidates"] for b in bands) >= s.candidates  # a pair counts in each band
-    assert s.verified <= sum(b["verified"] for b in bands) <= sum(b["candidates"] for b in bands)
+    # every pair counts once, in the first band that produced it: most come from band 0
+    assert [b["band"] for b in bands] == sorted({b["band"] for b in bands})
+    assert set(b["band"] for b in bands) <= set(range(25)) and len(bands) > 1
+    assert sum(b["candidates"] for b in bands) == s.candidates
+    assert sum(b["verified"] for b in bands) == s.verified
+    assert all(b["verified"] <= b["candidates"] for b in bands)
+    assert max(bands, key=lambda b: b["candidates"])["band"] == 0
 
 
 def test_samples_and_report_html(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]

@@ -8,14 +8,18 @@ from __future__ import annotations
 
 
 def warm() -> None:
-    from neardup_udfs.kernels import anchor, web_text, words_jit
+    import numpy as np
+
+    from neardup_udfs.kernels import anchor, band_pairs, web_text, words_jit
     from neardup_udfs.presets import resolve
 
     texts = [b"the quick brown fox jumps over the lazy dog", "h\u00e9llo \u4e2d\u6587".encode()]
     for name in ("ditto/2", "semblance-simhash", "fingerprint", "anchor"):
         resolve(name).fingerprint_batch(texts)
     minhash = resolve("semblance")
-    minhash.band_keys_batch(minhash.signature_batch(texts))
+    sigs = minhash.signature_batch(texts)
+    minhash.band_keys_batch(sigs)
+    band_pairs.first_band_pairs([0], [False], [0, 2], [0, 1], sigs[:, :8], np.zeros((2, 8)), 1)
     anchor.simhash_bytes_batch(texts)
     words_jit.pair_jaccard_batch(texts, texts[::-1], 3)
     words_jit.token_texts_batch(texts)

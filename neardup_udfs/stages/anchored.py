@@ -211,7 +211,8 @@ def anchored_representatives(
     key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
     klo = key.select(F.col("node").alias("lo"), _key(F.col("rank"), F.col("node")).alias("klo"))
     khi = key.select(F.col("node").alias("hi"), _key(F.col("rank"), F.col("node")).alias("khi"))
-    graph = e0.join(klo, "lo", "left").join(khi, "hi", "left")
+    # computed once: the census, the driver's collects and the rounds all read it
+    graph = _cut(e0.join(klo, "lo", "left").join(khi, "hi", "left"))
     unranked = F.col("klo").isNull() | F.col("khi").isNull()
     census = graph.agg(F.count(F.lit(1)), F.count(F.when(unranked, 1))).first()
     assert census is not None  # a global aggregate has exactly one row
@@ -223,7 +224,6 @@ def anchored_representatives(
     if left <= max_driver_edges:  # the whole graph fits on the driver: no round at all
         whole = _whole_on_driver(graph, score, higher_is_closer)
         return Anchored(_with_fixed(whole, fixed, graph.schema[score].dataType), 0, left)
-    graph = _cut(graph)
     undecided = graph.select("lo", "hi", "klo", "khi")
     removed: list[DataFrame] = []
     rounds = 0

@@ -10,10 +10,18 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.kernels.hamming_index import block_bounds
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.schemas import BAND, DOC_ID, FINGERPRINT, KEY, SIGNATURE, A, B
-from neardup_udfs.udfs import band_keys_udf
+from neardup_udfs.schemas import BAND, DOC_ID, FINGERPRINT, KEY, SIGNATURE, SIMILARITY, A, B
+from neardup_udfs.udfs import band_keys_udf, first_band_pairs_fn
 
-__all__ = ["Candidates", "band_counts", "band_keys", "candidates", "simhash_blocks"]
+__all__ = [
+    "Candidates",
+    "band_counts",
+    "band_keys",
+    "candidates",
+    "first_band_counts",
+    "scored_candidates",
+    "simhash_blocks",
+]
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,71 @@ def candidates(
     pairs = _bucket_pairs(buckets, hot_bucket_size).select(A, B)
     hot_buckets = buckets.where(F.col("size") > hot_bucket_size).select(BAND, KEY, "size")
     return Candidates(pairs.distinct(), hot_buckets, buckets)
+
+
+def scored_candidates(
+    sketches: DataFrame,
+    pipeline: Pipeline,
+    hot_bucket_size: int,
+    keep: Callable[[DataFrame], DataFrame] = lambda df: df,
+) -> Candidates:
+    """MinHash candidates, each pair once and already estimated: ``pairs`` is ``a, b``
+    (``a < b``), ``band`` (the first band that produces the pair) and ``similarity`` (the
+    signature estimate, as ``verify.estimated_jaccard``).
+
+    Notes:
+        The same pairs as :func:`candidates` of ``band_keys(sketches)``, hot buckets
+        included, without making them distinct: a bucket keeps only the pairs it produces
+        first (``kernels.band_pairs``), and scores them from the members' signatures, which
+        travel once per bucket of two or more members, never per pair. A hot bucket's members
+        travel in chunks of ``hot_bucket_size``, each with the hub, so no group is larger.
+        ``keep`` is given ``buckets`` (read by the pairs and the hot-bucket report).
+    """
+    bands, rows, width = pipeline.param("bands"), pipeline.param("rows"), pipeline.param("k")
+    keys = band_keys(sketches, pipeline, 0)
+    grouped = keys.groupBy(BAND, KEY).agg(F.array_sort(F.collect_list(DOC_ID)).alias("ids"))
+    buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
+    buckets = keep(buckets.where(F.col("size") > 1))
+    hot = F.col("size") > hot_bucket_size
+    member = buckets.select(BAND, KEY, hot.alias("star"), F.posexplode("ids").alias("pos", DOC_ID))
+    chunk = F.when(F.col("star"), F.floor(F.col("pos") / hot_bucket_size)).otherwise(0)
+    rows_ = member.select(BAND, KEY, "star", chunk.cast("int").alias("chunk"), DOC_ID)
+    last_chunk = F.floor((F.col("size") - 1) / hot_bucket_size).cast("int")
+    hubs = buckets.where(hot).select(
+        BAND,
+        KEY,
+        F.lit(True).alias("star"),
+        F.explode(F.sequence(F.lit(1), last_chunk)).alias("chunk"),
+        F.col("ids")[0].alias(DOC_ID),
+    )
+    roles = (
+        member.where("star")
+        .groupBy(DOC_ID)
+        .agg(F.collect_list(F.struct(BAND, (F.col("pos") == 0).alias("hub"))).alias("hot"))
+    )
+    signatures = sketches.select(DOC_ID, SIGNATURE)
+    payload = rows_.unionByName(hubs).join(signatures, DOC_ID).join(roles, DOC_ID, "left")
+    groups = payload.groupBy(BAND, KEY, "chunk").agg(
+        F.first("star").alias("star"),
+        F.collect_list(F.struct(DOC_ID, SIGNATURE, "hot")).alias("members"),
+    )
+    found = groups.select(BAND, "star", "members").mapInArrow(
+        first_band_pairs_fn(bands, rows), "a string, b string, band int, equal int"
+    )
+    similarity = (F.col("equal") / F.lit(width)).cast("double").alias(SIMILARITY)
+    pairs = found.select(A, B, BAND, similarity)
+    hot_buckets = buckets.where(hot).select(BAND, KEY, "size")
+    return Candidates(pairs, hot_buckets, buckets)
+
+
+def first_band_counts(candidate_pairs: DataFrame, verified: DataFrame) -> DataFrame:
+    """``band, candidates, verified`` for every band that produced a pair: the pairs whose
+    first producing band it is (``scored_candidates``), and how many of those are verified
+    (both frames carry ``band``)."""
+    produced = candidate_pairs.select(BAND, F.lit(1).alias("c"), F.lit(0).alias("v"))
+    kept = verified.select(BAND, F.lit(0).alias("c"), F.lit(1).alias("v"))
+    per_band = produced.unionByName(kept).groupBy(BAND)
+    return per_band.agg(F.sum("c").alias("candidates"), F.sum("v").alias("verified"))
 
 
 def _bucket_pairs(buckets: DataFrame, hot_bucket_size: int) -> DataFrame:

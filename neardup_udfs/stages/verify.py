@@ -49,7 +49,8 @@ def verify(
     texts: DataFrame | None = None,
     keep: Callable[[DataFrame], DataFrame] = lambda df: df,
 ) -> DataFrame:
-    """Verified edges: ``a, b`` and ``distance`` (SimHash) or ``similarity`` (MinHash).
+    """Verified edges: ``a, b`` and ``distance`` (SimHash) or ``similarity`` (MinHash),
+    with any other column of ``pairs`` (MinHash).
 
     Notes:
         SimHash pairs are kept when their Hamming distance is <= k (always exact).
@@ -59,7 +60,9 @@ def verify(
         estimate decides when it is more than :func:`estimate_margin` (4 standard
         deviations) away from the threshold, the exact Jaccard otherwise. Hybrid keeps the
         estimate's similarity for the pairs it decided; a wrong decision needs a 4-sigma
-        estimation error (p < 1e-4 per pair). ``keep`` is given the intermediate frames read
+        estimation error (p < 1e-4 per pair). MinHash ``pairs`` that already carry
+        ``similarity`` (the estimate, ``stages.candidates.scored_candidates``) are not
+        joined to the signatures again. ``keep`` is given the intermediate frames read
         more than once (the job passes its cache's ``keep``, which persists them).
     """
     if pipeline.kind == "simhash":
@@ -69,18 +72,20 @@ def verify(
     if verification in ("exact", "hybrid") and texts is None:
         raise ValueError(f"{verification} verification needs the texts")
     if verification == "exact":
-        return _exact(pairs, pipeline, threshold, texts)
-    joined = _pair_columns(pairs, sketches, SIGNATURE)
-    estimated = joined.select(
-        A, B, estimated_jaccard(F.col("va"), F.col("vb")).cast("double").alias(SIMILARITY)
-    )
+        return _exact(pairs.drop(SIMILARITY), pipeline, threshold, texts)
+    if SIMILARITY in pairs.columns:  # scored where they were found (scored_candidates)
+        estimated = pairs
+    else:
+        joined = _pair_columns(pairs, sketches, SIGNATURE)
+        estimate = estimated_jaccard(F.col("va"), F.col("vb")).cast("double")
+        estimated = joined.select(*pairs.columns, estimate.alias(SIMILARITY))
     if verification == "estimate":
         return estimated.where(F.col(SIMILARITY) >= threshold)
     estimated = keep(estimated)
     margin = estimate_margin(pipeline.param("k"))
     sure = estimated.where(F.col(SIMILARITY) >= threshold + margin)
     near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
-    unsure = estimated.where(near).select(A, B)
+    unsure = estimated.where(near).drop(SIMILARITY)
     return sure.unionByName(_exact(unsure, pipeline, threshold, texts))
 
 
@@ -93,5 +98,5 @@ def _exact(
     needed = texts.join(ends.distinct(), DOC_ID, "left_semi")
     joined = _pair_columns(pairs, needed, TEXT)
     score = exact_jaccard_udf(pipeline)(F.col("va"), F.col("vb"))
-    scored = joined.select(A, B, score.alias(SIMILARITY))
+    scored = joined.select(*pairs.drop(SIMILARITY).columns, score.alias(SIMILARITY))
     return scored.where(F.col(SIMILARITY) >= threshold)

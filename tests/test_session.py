@@ -1,0 +1,60 @@
+"""``neardup_udfs.session``: shuffle partitions fitted to the input, Spark jobs counted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from neardup_udfs import session
+from neardup_udfs.session import SHUFFLE_PARTITIONS, JobCount, fit_shuffle_partitions
+from tests.spark_settings import spark_conf
+
+pytestmark = pytest.mark.spark
+
+
+def test_a_chosen_count_stands(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    df = spark.range(10)
+    assert fit_shuffle_partitions(spark, df) == {
+        "shuffle_partitions": 2,
+        "shuffle_partitions_from": "config",  # the test session's builder sets 2
+    }
+    with spark_conf(spark, **{SHUFFLE_PARTITIONS: "7"}):
+        assert fit_shuffle_partitions(spark, df)["shuffle_partitions"] == 7
+        assert spark.conf.get(SHUFFLE_PARTITIONS) == "7"
+
+
+def test_an_unchosen_count_follows_the_input_size(spark, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"text": "x" * 90}) + "\n" for _ in range(1000)))
+    size = path.stat().st_size  # about 100 KB
+    monkeypatch.setattr(session, "_chosen_by_user", lambda spark: False)
+    floor = 2 * spark.sparkContext.defaultParallelism
+    with spark_conf(spark, **{SHUFFLE_PARTITIONS: "200"}):
+        got = fit_shuffle_partitions(spark, spark.read.json(str(path)))
+        assert got == {"shuffle_partitions": floor, "shuffle_partitions_from": "input size"}
+        assert spark.conf.get(SHUFFLE_PARTITIONS) == str(floor)
+        monkeypatch.setattr(session, "BYTES_PER_PARTITION", 10_000)
+        got = fit_shuffle_partitions(spark, spark.read.json(str(path)))
+        assert got["shuffle_partitions"] == -(-size // 10_000) > floor
+        # a source of unknown size (an RDD's rows) gets the floor
+        rows = spark.createDataFrame(spark.sparkContext.parallelize([(1,)] * 10), "x int")
+        assert fit_shuffle_partitions(spark, rows)["shuffle_partitions"] == floor
+
+
+def test_jobs_are_counted_in_a_group_of_their_own(spark) -> None:  # type: ignore[no-untyped-def]
+    sc = spark.sparkContext
+    sc.setJobGroup("callers-group", "the caller's")
+    jobs = JobCount()
+    jobs.start(spark, "counted")
+    for _ in range(3):
+        sc.parallelize([1, 2, 3]).count()  # one Spark job each
+    assert jobs.count(spark) == 3
+    jobs.stop(spark)
+    jobs.stop(spark)  # once only
+    assert sc.getLocalProperty("spark.jobGroup.id") == "callers-group"
+    sc.parallelize([1]).count()
+    assert jobs.count(spark) == 3
+    sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
