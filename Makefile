@@ -187,6 +187,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
 	@echo
+	$(BIN)/python bench/bench_dense.py --docs 2000 --with-conf --timeout 1800
+	@echo
 	$(BIN)/python bench/bench_index.py
 	@echo
 	$(BIN)/python bench/bench_warc.py

@@ -871,30 +871,45 @@ def _shingles_udf() -> Any:
     return shingles
 
 
+def mllib_join(
+    spark: SparkSession, path: Path, out: Path, tables: int, id_col: str = "id"
+) -> tuple[DataFrame, int]:
+    """The MLlib pipeline ``run_mllib`` times: read the jsonl at ``path`` (columns ``id_col``,
+    text), word 3-shingles (documents without any dropped: MinHashLSH rejects empty
+    vectors), HashingTF (binary, 2^30), MinHashLSH (``tables`` tables, seeded), self-join
+    with approxSimilarityJoin at Jaccard distance 1 - 0.7, and the pairs (a < b, distance)
+    written as parquet to ``out``. Returns the hashed documents (persisted: unpersist them)
+    and their count."""
+    shingles = _shingles_udf()
+    text = shingles(F.col("text")).alias("sh")
+    docs = spark.read.json(str(path)).select(F.col(id_col).alias("id"), text)
+    docs = docs.where(F.size("sh") > 0)
+    tf = HashingTF(inputCol="sh", outputCol="features", numFeatures=MLLIB_FEATURES)
+    feats = tf.setBinary(True).transform(docs).select("id", "features")
+    lsh = MinHashLSH(inputCol="features", outputCol="hashes", numHashTables=tables, seed=SEED)
+    model = lsh.fit(feats)
+    hashed = model.transform(feats).persist()
+    count = hashed.count()
+    # distance < 1 - 0.7 would drop pairs at exactly J = 0.7 (Spark filters with "<")
+    joined = model.approxSimilarityJoin(hashed, hashed, 1.0 - THRESHOLD + 1e-9, "distance")
+    pairs = joined.select(
+        F.col("datasetA.id").alias("a"), F.col("datasetB.id").alias("b"), "distance"
+    ).where(F.col("a") < F.col("b"))
+    pairs.write.mode("overwrite").parquet(str(out))
+    return hashed, count
+
+
 def run_mllib(spark: SparkSession, corpus: CorpusFile, label: str, tables: int) -> MllibRun:
     """MinHashLSH + approxSimilarityJoin (self-join, Jaccard distance < 1 - 0.7), read jsonl ..
-    write the pairs as parquet, timed end to end like the job."""
+    write the pairs as parquet, timed end to end like the job (``mllib_join``)."""
     out = WORK / "runs" / label
     shutil.rmtree(out, ignore_errors=True)
-    shingles = _shingles_udf()
     counted: list[int] = []
     kept: list[DataFrame] = []
 
     def job() -> None:
-        docs = spark.read.json(str(corpus.path)).select("id", shingles(F.col("text")).alias("sh"))
-        docs = docs.where(F.size("sh") > 0)
-        tf = HashingTF(inputCol="sh", outputCol="features", numFeatures=MLLIB_FEATURES)
-        feats = tf.setBinary(True).transform(docs).select("id", "features")
-        lsh = MinHashLSH(inputCol="features", outputCol="hashes", numHashTables=tables, seed=SEED)
-        model = lsh.fit(feats)
-        hashed = model.transform(feats).persist()
-        counted.append(hashed.count())
-        # distance < 1 - 0.7 would drop pairs at exactly J = 0.7 (Spark filters with "<")
-        joined = model.approxSimilarityJoin(hashed, hashed, 1.0 - THRESHOLD + 1e-9, "distance")
-        pairs = joined.select(
-            F.col("datasetA.id").alias("a"), F.col("datasetB.id").alias("b"), "distance"
-        ).where(F.col("a") < F.col("b"))
-        pairs.write.mode("overwrite").parquet(str(out))
+        hashed, count = mllib_join(spark, corpus.path, out, tables)
+        counted.append(count)
         kept.append(hashed)
 
     log(f"mllib {label}: {tables} tables on {corpus.name} ({corpus.n} docs)")
