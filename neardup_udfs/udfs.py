@@ -1,6 +1,6 @@
 """pandas UDF factories: each wraps one kernel and holds no algorithm logic.
 
-The UDFs that apply a pipeline to text (fingerprint, signature, exact key, exact Jaccard)
+The UDFs that apply a pipeline to text (fingerprint, signature, exact key, shingle sets)
 read text as ``normalize_udf`` gives it: the Spark stages normalize once, first
 (``stages.normalize.prepare``), and every later stage reads the prepared text.
 
@@ -17,17 +17,18 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import ArrayType, DoubleType, LongType, StringType
+from pyspark.sql.types import ArrayType, LongType, StringType
 
 from neardup_udfs.kernels import lsh, phash, winnow
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs
-from neardup_udfs.kernels.words_jit import pair_jaccard_batch
+from neardup_udfs.kernels.words_jit import sets_jaccard_batch, shingle_sets_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
 
 __all__ = [
     "utf8_lossy_udf",
-    "exact_jaccard_udf",
+    "set_jaccard_fn",
+    "shingle_sets_fn",
     "band_keys_udf",
     "first_band_pairs_fn",
     "checked_fingerprint_udf",
@@ -330,21 +331,46 @@ def normalize_udf(pipeline: Pipeline) -> Any:
     return normalized
 
 
-def exact_jaccard_udf(pipeline: Pipeline) -> Any:
-    """(text a, text b) -> exact Jaccard of their word-shingle sets (MinHash presets).
+def shingle_sets_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of ``doc_id, text`` -> ``doc_id, shingles``, the text's
+    word-shingle set as ascending distinct hashes (``array<bigint>``, two's complement;
+    ``words_jit.shingle_sets_batch``). A text without a shingle gets an empty array."""
+    import pyarrow as pa
 
-    Notes:
-        ``words_jit.pair_jaccard_batch``: compiled, whole Arrow batches, no Python per pair.
-        Two texts with no shingle at all have Jaccard 0 (semblance's degenerate rule).
-    """
     w = pipeline.param("w")
 
-    @pandas_udf(DoubleType())  # type: ignore[call-overload]
-    def exact_jaccard(batches: Iterator[tuple[pd.Series, pd.Series]]) -> Iterator[pd.Series]:
-        for a, b in batches:
-            yield pd.Series(pair_jaccard_batch(a.tolist(), b.tolist(), w))
+    def sets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            hashes, offsets = shingle_sets_batch(batch.column(TEXT).to_pylist(), w)
+            shingles = pa.ListArray.from_arrays(
+                pa.array(offsets.astype(np.int32)), pa.array(hashes.view(np.int64))
+            )
+            yield pa.RecordBatch.from_arrays(
+                [batch.column(DOC_ID), shingles], names=[DOC_ID, "shingles"]
+            )
 
-    return exact_jaccard
+    return sets
+
+
+def set_jaccard_fn(keep: Sequence[str]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches with the columns ``keep``, ``va`` and ``vb`` (shingle sets
+    as ``shingle_sets_fn`` makes them) -> ``keep`` and ``similarity``, their exact Jaccard
+    (``words_jit.sets_jaccard_batch``; two empty sets: 0)."""
+    import pyarrow as pa
+
+    def scored(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            va, vb = batch.column("va"), batch.column("vb")
+            similarity = sets_jaccard_batch(
+                va.values.to_numpy(zero_copy_only=False),
+                va.offsets.to_numpy(zero_copy_only=False),
+                vb.values.to_numpy(zero_copy_only=False),
+                vb.offsets.to_numpy(zero_copy_only=False),
+            )
+            columns = [batch.column(c) for c in keep] + [pa.array(similarity)]
+            yield pa.RecordBatch.from_arrays(columns, names=[*keep, "similarity"])
+
+    return scored
 
 
 def utf8_lossy_udf() -> Any:

@@ -17,6 +17,8 @@ from neardup_udfs.kernels.shingle import char_shingles, word_shingles, word_toke
 from neardup_udfs.kernels.words_jit import (
     minhash_batch,
     pair_jaccard_batch,
+    sets_jaccard_batch,
+    shingle_sets_batch,
     simhash_batch,
     token_texts_batch,
     word_shingles_batch,
@@ -197,6 +199,22 @@ def test_pair_jaccard_equals_the_set_definition(pairs: list, w: int) -> None:  #
         assert got[i] == (len(sa & sb) / len(sa | sb) if sa | sb else 0.0)
     with pytest.raises(ValueError, match="same length"):
         pair_jaccard_batch(["x"], [], w)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(texts, texts), max_size=6), st.integers(1, 3), st.integers(0, 3))
+def test_shingle_sets_and_their_jaccard_equal_the_set_definition(pairs, w, lead) -> None:  # type: ignore[no-untyped-def]
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    hashes, offsets = shingle_sets_batch(a, w)
+    for i, x in enumerate(a):
+        assert hashes[offsets[i] : offsets[i + 1]].tolist() == sorted(set(word_shingles(x, w)))
+    hb, ob = shingle_sets_batch(b, w)
+    # offsets that do not start at 0 (a slice of a longer column) mean the same sets
+    shifted = np.concatenate([np.full(lead, 7, np.uint64), hb]).view(np.int64)
+    got = sets_jaccard_batch(hashes, offsets, shifted, ob + lead)
+    assert got.tolist() == pair_jaccard_batch(a, b, w).tolist()
+    with pytest.raises(ValueError, match="same number of sets"):
+        sets_jaccard_batch(hashes, offsets, hb, ob[:-1] if len(ob) > 1 else [0, 5])
 
 
 @given(st.binary(max_size=100))

@@ -22,6 +22,8 @@ from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
 __all__ = [
     "minhash_batch",
     "pair_jaccard_batch",
+    "sets_jaccard_batch",
+    "shingle_sets_batch",
     "simhash_batch",
     "token_texts_batch",
     "word_shingles_batch",
@@ -379,11 +381,45 @@ def pair_jaccard_batch(
     """
     if len(a) != len(b):
         raise ValueError(f"a and b must have the same length, got {len(a)} and {len(b)}")
-    hashes, offsets = word_shingles_batch([*a, *b], w)
+    hashes, offsets = shingle_sets_batch([*a, *b], w)
+    out = np.zeros(len(a), dtype=np.float64)
+    _pair_jaccard(hashes, offsets, len(a), out)
+    return out
+
+
+def shingle_sets_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.NDArray[np.int64]]:
+    """The word-shingle set of every text, each as its distinct hashes in ascending order.
+
+    Returns:
+        ``(hashes, offsets)``: text d's set is ``hashes[offsets[d]:offsets[d + 1]]``, equal to
+        ``sorted(set(word_shingles(texts[d], w)))``.
+    """
+    hashes, offsets = word_shingles_batch(texts, w)
     compact = np.zeros(len(offsets), dtype=np.int64)
     _sorted_sets(hashes, offsets, compact)
-    out = np.zeros(len(a), dtype=np.float64)
-    _pair_jaccard(hashes, compact, len(a), out)
+    return hashes[: compact[-1]].copy(), compact
+
+
+def sets_jaccard_batch(
+    a: npt.ArrayLike, a_offsets: npt.ArrayLike, b: npt.ArrayLike, b_offsets: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Jaccard of set ``a[i]`` and set ``b[i]`` for every i, each given as ascending distinct
+    64-bit values (``shingle_sets_batch``'s form): ``a[a_offsets[i]:a_offsets[i + 1]]``.
+
+    Notes:
+        Two empty sets have Jaccard 0 (semblance's rule). ValueError when the offsets do not
+        describe the same number of sets over the values given.
+    """
+    av, bv = np.asarray(a).view(np.uint64), np.asarray(b).view(np.uint64)
+    ao = np.asarray(a_offsets, dtype=np.int64)
+    bo = np.asarray(b_offsets, dtype=np.int64)
+    if len(ao) != len(bo) or not len(ao) or ao[-1] > len(av) or bo[-1] > len(bv):
+        raise ValueError("a and b must be offsets over the same number of sets")
+    n = len(ao) - 1
+    values = np.concatenate([av[ao[0] : ao[-1]], bv[bo[0] : bo[-1]]])
+    offsets = np.concatenate([ao - ao[0], bo[1:] - bo[0] + (ao[-1] - ao[0])])
+    out = np.zeros(n, dtype=np.float64)
+    _pair_jaccard(values, offsets, n, out)
     return out
 
 

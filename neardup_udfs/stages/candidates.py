@@ -114,7 +114,7 @@ def scored_candidates(
     hot = F.col("size") > hot_bucket_size
     member = buckets.select(BAND, KEY, hot.alias("star"), F.posexplode("ids").alias("pos", DOC_ID))
     chunk = F.when(F.col("star"), F.floor(F.col("pos") / hot_bucket_size)).otherwise(0)
-    rows_ = member.select(BAND, KEY, "star", chunk.cast("int").alias("chunk"), DOC_ID)
+    placed = member.select(BAND, KEY, "star", chunk.cast("int").alias("chunk"), DOC_ID)
     last_chunk = F.floor((F.col("size") - 1) / hot_bucket_size).cast("int")
     hubs = buckets.where(hot).select(
         BAND,
@@ -129,7 +129,7 @@ def scored_candidates(
         .agg(F.collect_list(F.struct(BAND, (F.col("pos") == 0).alias("hub"))).alias("hot"))
     )
     signatures = sketches.select(DOC_ID, SIGNATURE)
-    payload = rows_.unionByName(hubs).join(signatures, DOC_ID).join(roles, DOC_ID, "left")
+    payload = placed.unionByName(hubs).join(signatures, DOC_ID).join(roles, DOC_ID, "left")
     groups = payload.groupBy(BAND, KEY, "chunk").agg(
         F.first("star").alias("star"),
         F.collect_list(F.struct(DOC_ID, SIGNATURE, "hot")).alias("members"),

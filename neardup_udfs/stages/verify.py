@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import DoubleType, StructField, StructType
 
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DISTANCE, DOC_ID, FINGERPRINT, SIGNATURE, SIMILARITY, TEXT, A, B
-from neardup_udfs.udfs import exact_jaccard_udf
+from neardup_udfs.udfs import set_jaccard_fn, shingle_sets_fn
 
 __all__ = ["estimate_margin", "estimated_jaccard", "hamming", "verify"]
 
@@ -95,8 +96,13 @@ def _exact(
     assert texts is not None
     # only the texts of documents in some pair travel to the join
     ends = pairs.select(F.col(A).alias(DOC_ID)).union(pairs.select(F.col(B).alias(DOC_ID)))
-    needed = texts.join(ends.distinct(), DOC_ID, "left_semi")
-    joined = _pair_columns(pairs, needed, TEXT)
-    score = exact_jaccard_udf(pipeline)(F.col("va"), F.col("vb"))
-    scored = joined.select(*pairs.drop(SIMILARITY).columns, score.alias(SIMILARITY))
+    needed = texts.join(ends.distinct(), DOC_ID, "left_semi").select(DOC_ID, TEXT)
+    # each document shingled once, whatever its number of pairs; the pairs get the sets
+    sets = needed.mapInArrow(shingle_sets_fn(pipeline), f"{DOC_ID} string, shingles array<bigint>")
+    joined = _pair_columns(pairs, sets, "shingles")
+    keep = pairs.drop(SIMILARITY).columns
+    schema = StructType(
+        [*(joined.schema[c] for c in keep), StructField(SIMILARITY, DoubleType(), False)]
+    )
+    scored = joined.mapInArrow(set_jaccard_fn(keep), schema)
     return scored.where(F.col(SIMILARITY) >= threshold)
