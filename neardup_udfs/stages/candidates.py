@@ -26,7 +26,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Candidates:
-    pairs: DataFrame  # a, b (a < b), distinct
+    pairs: DataFrame  # a, b (a < b), each once; scored_candidates adds band, similarity
     hot_buckets: DataFrame  # band, key, size: buckets handled as stars
     buckets: DataFrame  # band, key, ids (sorted), size: the buckets of 2+ members
 
