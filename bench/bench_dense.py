@@ -3,6 +3,7 @@ MinHashLSH, each a whole spark-submit'ed process with Spark's own defaults, scor
 exact all-pairs Jaccard.
 
     .venv/bin/python bench/bench_dense.py [--docs N] [--runs R] [--with-conf] [--plan]
+        [--timeout S] [--mllib-runs R] [--mllib-timeout S]
 
 1. corpus (``dense_corpus``, seeded): ``--docs`` documents in families of heavy-tailed sizes
    (a Zipf law, P(s) ~ s^-ZIPF_ALPHA for 1 <= s <= docs / 10: most families are single
@@ -27,7 +28,9 @@ exact all-pairs Jaccard.
    b. MLlib: this script under spark-submit with ``--mllib-only``: bench_dedup.mllib_join,
       the pipeline bench_dedup.run_mllib times (word 3-shingles, HashingTF binary 2^30,
       MinHashLSH with 4 tables, approxSimilarityJoin at Jaccard distance 0.3), its pairs
-      written to out/bench_dense/mllib;
+      written to out/bench_dense/mllib; ``--mllib-runs`` times (default ``--runs``), ended
+      past ``--mllib-timeout`` seconds: then the job's speed-up is shown as a lower bound
+      (MLlib/job >= the seconds MLlib ran / the job's median);
 4. scores (read from the outputs with pyarrow, no JVM): recall = share of the pairs with
    exact J >= 0.75 resolved: for the job, not both documents kept (bench_clustering.score's
    residual; the share in one output cluster is shown too), for MLlib, the pair found; the
@@ -359,11 +362,13 @@ class Run:
     load: tuple[float, float]  # 1-minute load average before and after
 
 
-def timed_process(system: str, cmd: list[str], index: int, args: argparse.Namespace) -> Run:
+def timed_process(
+    system: str, cmd: list[str], index: int, args: argparse.Namespace, timeout: float | None
+) -> Run:
     """One whole process, its wall time from start to exit; its output to a log file.
 
     Its process group (it, its JVM, its Python workers) is ended, and the run counts as
-    failed, past ``args.timeout`` seconds (exit code -1) or when the disk of Spark's local
+    failed, past ``timeout`` seconds (exit code -1) or when the disk of Spark's local
     directory (shuffle files) has less than ``args.min_free_gb`` left (-2): MLlib's join
     shuffles every candidate pair with both feature vectors, which on dense families can
     outgrow the disk of a shared machine. SIGTERM first, so Spark deletes its local files.
@@ -387,8 +392,8 @@ def timed_process(system: str, cmd: list[str], index: int, args: argparse.Namesp
                     break
                 except subprocess.TimeoutExpired:
                     pass
-                if args.timeout and time.perf_counter() - started > args.timeout:
-                    log(f"{system} run {index}: past --timeout {args.timeout} s, ending it")
+                if timeout and time.perf_counter() - started > timeout:
+                    log(f"{system} run {index}: past its timeout of {timeout} s, ending it")
                     rc = -1
                 elif shutil.disk_usage(local_dir).free < args.min_free_gb * 1e9:
                     log(f"{system} run {index}: {local_dir} under {args.min_free_gb} GB free")
@@ -648,6 +653,9 @@ def report(
     strong = len(t.ev.truth.at_least(3, 4))
     medians = {k: _median(v) for k, v in runs.items()}
     ml = medians.get("mllib")
+    timed_out = runs.get("mllib") and all(r.rc == -1 for r in runs["mllib"])
+    # MLlib past its timeout: it would have taken at least as long as its shortest run
+    floor = min(r.seconds for r in runs["mllib"]) if timed_out else None
     print(
         f"dense corpus: {n} docs, {corpus.nbytes / 1e6:.1f} MB, {corpus.meta['families']} "
         f"families (Zipf {ZIPF_ALPHA}, at most {int(n * MAX_FAMILY)}), first texts "
@@ -680,12 +688,13 @@ def report(
         sc = scores.get(system) or {}
         med = medians[system]
         ratio = ml / med if ml and med and system != "mllib" else None
+        at_least = floor / med if floor and med and system != "mllib" else None
         rows.append(
             (
                 system,
                 _fmt(med, 1),
                 " ".join(_run_cell(r) for r in rs),
-                _fmt(ratio, 2),
+                _fmt(ratio, 2) if at_least is None else f">= {at_least:.2f}",
                 _fmt(sc.get("recall_j075")),
                 _fmt(sc.get("same_cluster_j075")),
                 _fmt(sc.get("removal_precision")),
@@ -745,6 +754,9 @@ def report(
         "mllib_over_job": {
             k: round(ml / v, 3) for k, v in medians.items() if k != "mllib" and ml and v
         },
+        "mllib_over_job_at_least": {
+            k: round(floor / v, 3) for k, v in medians.items() if k != "mllib" and floor and v
+        },
         "scores": scores,
     }
     print(json.dumps(figures, default=str))
@@ -773,6 +785,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=10.0,
         help="end a Spark process when its local dir's disk has less free (default 10)",
     )
+    p.add_argument(
+        "--mllib-runs",
+        type=int,
+        help="timed runs of MLlib (default --runs): at 50,000 documents one takes hours",
+    )
+    p.add_argument(
+        "--mllib-timeout",
+        type=float,
+        help="seconds for MLlib (default --timeout); past it the table shows the job's "
+        "speed-up as a lower bound (MLlib/job >= timeout / job)",
+    )
     p.add_argument("--plan", action="store_true", help="only print the family sizes")
     p.add_argument(
         "--mllib-only",
@@ -800,11 +823,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = outs[system]
             shutil.rmtree(out, ignore_errors=True)
             out.with_suffix(".json").unlink(missing_ok=True)
+            timeout = args.timeout
             if system == "mllib":
+                if i >= (args.runs if args.mllib_runs is None else args.mllib_runs):
+                    continue
                 cmd = mllib_command(corpus.path, out)
+                timeout = args.timeout if args.mllib_timeout is None else args.mllib_timeout
             else:
                 cmd = job_command(corpus.path, out, system == "job-conf")
-            runs[system].append(timed_process(system, cmd, i, args))
+            runs[system].append(timed_process(system, cmd, i, args, timeout))
     scores: dict[str, dict[str, Any] | None] = {}
     for system in systems:
         last = runs[system][-1]

@@ -21,14 +21,13 @@ from pyspark.sql.types import ArrayType, LongType, StringType
 
 from neardup_udfs.kernels import lsh, phash, winnow
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs
-from neardup_udfs.kernels.words_jit import sets_jaccard_batch, shingle_sets_batch
+from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
 
 __all__ = [
     "utf8_lossy_udf",
-    "set_jaccard_fn",
-    "shingle_sets_fn",
+    "grouped_jaccard_fn",
     "band_keys_udf",
     "first_band_pairs_fn",
     "checked_fingerprint_udf",
@@ -246,11 +245,13 @@ def winnow_fingerprints_fn(
 
 
 def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """For ``mapInArrow``: batches of buckets -> ``a, b, band, equal`` rows
-    (``kernels.band_pairs.first_band_pairs``).
+    """For ``mapInArrow``: batches of buckets -> ``a, b, band, key, chunk, equal`` rows
+    (``kernels.band_pairs.first_band_pairs``; ``key`` and ``chunk`` name the bucket that
+    produced the pair).
 
     Notes:
-        A bucket row is ``band`` (int), ``star`` (bool: hot, hub pairs only) and ``members``,
+        A bucket row is ``band`` (int), ``key`` (bigint), ``chunk`` (int), ``star`` (bool:
+        hot, hub pairs only) and ``members``,
         a list of ``doc_id`` (string), ``signature`` (array<bigint> of bands * rows) and
         ``hot`` (the document's hot buckets: list of ``band``, ``hub``; null for none).
         ``a < b`` as Spark orders strings (UTF-8 bytes, i.e. code points).
@@ -258,7 +259,14 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
     import pyarrow as pa
 
     schema = pa.schema(
-        [("a", pa.string()), ("b", pa.string()), ("band", pa.int32()), ("equal", pa.int32())]
+        [
+            ("a", pa.string()),
+            ("b", pa.string()),
+            ("band", pa.int32()),
+            ("key", pa.int64()),
+            ("chunk", pa.int32()),
+            ("equal", pa.int32()),
+        ]
     )
 
     def pairs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -278,7 +286,7 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
             owner = np.repeat(np.arange(len(ids)), per_doc)
             is_hub = hub.to_numpy(zero_copy_only=False).astype(bool)
             roles[owner, hot_band.to_numpy(zero_copy_only=False)] = np.where(is_hub, HUB, HOT)
-            a, b, band, equal = first_band_pairs(
+            a, b, band, equal, bucket = first_band_pairs(
                 batch.column("band").to_numpy(zero_copy_only=False),
                 batch.column("star").to_numpy(zero_copy_only=False),
                 np.concatenate([[0], np.cumsum(lengths)]),
@@ -287,8 +295,17 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
                 roles,
                 rows,
             )
+            key = batch.column("key").to_numpy(zero_copy_only=False)[bucket]
+            chunk = batch.column("chunk").to_numpy(zero_copy_only=False)[bucket]
             yield pa.RecordBatch.from_arrays(
-                [pa.array(names[a], pa.string()), pa.array(names[b], pa.string()), band, equal],
+                [
+                    pa.array(names[a], pa.string()),
+                    pa.array(names[b], pa.string()),
+                    band,
+                    key,
+                    chunk.astype(np.int32),
+                    equal,
+                ],
                 schema=schema,
             )
 
@@ -331,46 +348,67 @@ def normalize_udf(pipeline: Pipeline) -> Any:
     return normalized
 
 
-def shingle_sets_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """For ``mapInArrow``: batches of ``doc_id, text`` -> ``doc_id, shingles``, the text's
-    word-shingle set as ascending distinct hashes (``array<bigint>``, two's complement;
-    ``words_jit.shingle_sets_batch``). A text without a shingle gets an empty array."""
+def grouped_jaccard_fn(
+    pipeline: Pipeline, carry: Sequence[str]
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of groups -> one ``a, b, *carry, similarity`` row per pair
+    of a group, ``similarity`` = the exact Jaccard of the two texts' word-shingle sets
+    (``words_jit.indexed_sets_jaccard``; two texts without a shingle: 0).
+
+    Notes:
+        A group row is the ``carry`` columns, ``members`` (list of ``doc_id``, ``text``) and
+        ``pairs`` (list of ``a``, ``b``: ids among the group's members). Each member text is
+        shingled once per group, so a text crosses the shuffle once per group it is in,
+        never once per pair. ValueError names a pair's document that is not a member.
+    """
     import pyarrow as pa
 
     w = pipeline.param("w")
 
-    def sets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            hashes, offsets = shingle_sets_batch(batch.column(TEXT).to_pylist(), w)
-            shingles = pa.ListArray.from_arrays(
-                pa.array(offsets.astype(np.int32)), pa.array(hashes.view(np.int64))
-            )
-            yield pa.RecordBatch.from_arrays(
-                [batch.column(DOC_ID), shingles], names=[DOC_ID, "shingles"]
-            )
-
-    return sets
-
-
-def set_jaccard_fn(keep: Sequence[str]) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """For ``mapInArrow``: batches with the columns ``keep``, ``va`` and ``vb`` (shingle sets
-    as ``shingle_sets_fn`` makes them) -> ``keep`` and ``similarity``, their exact Jaccard
-    (``words_jit.sets_jaccard_batch``; two empty sets: 0)."""
-    import pyarrow as pa
-
     def scored(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            va, vb = batch.column("va"), batch.column("vb")
-            similarity = sets_jaccard_batch(
-                va.values.to_numpy(zero_copy_only=False),
-                va.offsets.to_numpy(zero_copy_only=False),
-                vb.values.to_numpy(zero_copy_only=False),
-                vb.offsets.to_numpy(zero_copy_only=False),
+            members, pairs = batch.column("members"), batch.column("pairs")
+            sizes = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            counts = pairs.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            doc, text = members.flatten().flatten()
+            a, b = pairs.flatten().flatten()
+            ids = [x.to_numpy(zero_copy_only=False) for x in (doc, a, b)]
+            names, codes = np.unique(np.concatenate(ids), return_inverse=True)
+            # a (group, document) key per member row and per pair end
+            groups = np.arange(len(sizes), dtype=np.int64)
+            pair_group = np.repeat(groups, counts)
+            width = np.int64(len(names) + 1)
+            member_key = np.repeat(groups, sizes) * width + codes[: len(ids[0])]
+            order = np.argsort(member_key, kind="stable")
+            ends = np.split(codes[len(ids[0]) :], 2)
+            rows = [_member_rows(member_key, order, pair_group * width + e, names, e) for e in ends]
+            hashes, offsets = shingle_sets_batch(text.to_pylist(), w)
+            similarity = indexed_sets_jaccard(hashes, offsets, rows[0], rows[1])
+            carried = [batch.column(c).take(pa.array(pair_group)) for c in carry]
+            yield pa.RecordBatch.from_arrays(
+                [a, b, *carried, pa.array(similarity)], names=["a", "b", *carry, "similarity"]
             )
-            columns = [batch.column(c) for c in keep] + [pa.array(similarity)]
-            yield pa.RecordBatch.from_arrays(columns, names=[*keep, "similarity"])
 
     return scored
+
+
+def _member_rows(
+    member_key: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
+    key: npt.NDArray[np.int64],
+    names: npt.NDArray[Any],
+    code: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """The member row of each ``key`` (``member_key[order]`` ascending); ValueError naming
+    the first document with no row."""
+    if not len(key):
+        return np.empty(0, dtype=np.int64)
+    at = np.searchsorted(member_key, key, sorter=order)
+    found = order[np.minimum(at, max(len(order) - 1, 0))] if len(order) else at
+    bad = np.flatnonzero((at >= len(order)) | (member_key[found] != key)) if len(order) else [0]
+    if len(bad):
+        raise ValueError(f"pair document {names[code[bad[0]]]!r} is not a member of its group")
+    return found.astype(np.int64)
 
 
 def utf8_lossy_udf() -> Any:

@@ -63,9 +63,14 @@ def _kernel_input(sigs: np.ndarray, bands: int, rows: int, hot: int, chunk: int)
 
 
 def _run(sigs: np.ndarray, bands: int, rows: int, hot: int, chunk: int):  # type: ignore[no-untyped-def]
-    a, b, band, equal = first_band_pairs(*_kernel_input(sigs, bands, rows, hot, chunk), rows)
+    given = _kernel_input(sigs, bands, rows, hot, chunk)
+    a, b, band, equal, bucket = first_band_pairs(*given, rows)
     got = list(zip(a.tolist(), b.tolist(), band.tolist(), equal.tolist(), strict=True))
     assert len(got) == len(set(got)), "a pair produced twice"
+    bands_of, offsets, members = given[0], given[2], given[3]
+    for x, y, c, g in zip(a.tolist(), b.tolist(), band.tolist(), bucket.tolist(), strict=True):
+        assert bands_of[g] == c  # the bucket that produced the pair holds both documents
+        assert {x, y} <= set(members[offsets[g] : offsets[g + 1]].tolist())
     return set(got)
 
 
@@ -98,8 +103,8 @@ def test_identical_signatures_meet_once_in_band_zero() -> None:
 
 def test_signed_signatures_and_empty_input() -> None:
     sigs = np.array([[-1, -2], [-1, 7]], dtype=np.int64)
-    a, b, band, equal = first_band_pairs([0], [False], [0, 2], [0, 1], sigs, [[0, 0]] * 2, 1)
-    assert (a.tolist(), b.tolist(), band.tolist(), equal.tolist()) == ([0], [1], [0], [1])
+    got = first_band_pairs([0], [False], [0, 2], [0, 1], sigs, [[0, 0]] * 2, 1)
+    assert [x.tolist() for x in got] == [[0], [1], [0], [1], [0]]
     empty = first_band_pairs([], [], [0], [], np.empty((0, 4)), np.empty((0, 2)), 2)
     assert all(len(x) == 0 for x in empty)
 
@@ -120,3 +125,55 @@ def test_inconsistent_input_is_refused(args, message) -> None:  # type: ignore[n
         first_band_pairs(
             band, star, offsets, member, np.array(sigs, np.uint64), np.array(roles), rows
         )
+
+
+def test_grouped_jaccard_scores_each_pair_from_its_groups_texts() -> None:
+    """The exact check of the pairs a bucket found (``udfs.grouped_jaccard_fn``): one row per
+    pair with its exact word-shingle Jaccard, the group's carried columns repeated."""
+    import pyarrow as pa
+
+    from neardup_udfs.kernels.shingle import word_shingles
+    from neardup_udfs.presets import resolve
+    from neardup_udfs.udfs import grouped_jaccard_fn
+
+    texts = {
+        "d1": "the quick brown fox jumps over the lazy dog",
+        "d2": "the quick brown fox jumps over the lazy cat",
+        "d3": "a completely different sentence with other words",
+        "d4": "",
+    }
+    member = pa.struct([("doc_id", pa.string()), ("text", pa.string())])
+    pair = pa.struct([("a", pa.string()), ("b", pa.string())])
+    groups = [  # (band, members, pairs): a document may be in several groups
+        (3, ["d2", "d1", "d3"], [("d1", "d2"), ("d1", "d3")]),
+        (7, ["d1", "d4", "d2"], [("d2", "d4"), ("d1", "d2")]),
+        (9, [], []),
+    ]
+    batch = pa.RecordBatch.from_arrays(
+        [
+            pa.array([g[0] for g in groups], pa.int32()),
+            pa.array(
+                [[{"doc_id": d, "text": texts[d]} for d in g[1]] for g in groups], pa.list_(member)
+            ),
+            pa.array([[{"a": a, "b": b} for a, b in g[2]] for g in groups], pa.list_(pair)),
+        ],
+        names=["band", "members", "pairs"],
+    )
+    w = resolve("semblance").param("w")
+    (out,) = list(grouped_jaccard_fn(resolve("semblance"), ["band"])([batch]))
+    columns = (out.column(c).to_pylist() for c in ("a", "b", "band", "similarity"))
+    got = list(zip(*columns, strict=True))
+
+    def jaccard(x: str, y: str) -> float:
+        sx, sy = set(word_shingles(texts[x], w)), set(word_shingles(texts[y], w))
+        return len(sx & sy) / len(sx | sy) if sx | sy else 0.0
+
+    want = [(a, b, band, jaccard(a, b)) for band, _, pairs in groups for a, b in pairs]
+    assert got == want
+    assert 0.5 < want[0][3] < 1.0 and want[1][3] == 0.0  # not a vacuous comparison
+
+    stray = batch.slice(0, 1).set_column(
+        2, "pairs", pa.array([[{"a": "d1", "b": "d9"}]], pa.list_(pair))
+    )
+    with pytest.raises(ValueError, match="'d9' is not a member"):
+        list(grouped_jaccard_fn(resolve("semblance"), ["band"])([stray]))

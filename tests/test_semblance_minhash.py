@@ -15,9 +15,9 @@ from semblance_golden import float_bits, hexes, inputs, semblance
 from neardup_udfs.kernels import minhash, simhash
 from neardup_udfs.kernels.shingle import char_shingles, word_shingles, word_tokens
 from neardup_udfs.kernels.words_jit import (
+    indexed_sets_jaccard,
     minhash_batch,
     pair_jaccard_batch,
-    sets_jaccard_batch,
     shingle_sets_batch,
     simhash_batch,
     token_texts_batch,
@@ -202,19 +202,26 @@ def test_pair_jaccard_equals_the_set_definition(pairs: list, w: int) -> None:  #
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(texts, texts), max_size=6), st.integers(1, 3), st.integers(0, 3))
-def test_shingle_sets_and_their_jaccard_equal_the_set_definition(pairs, w, lead) -> None:  # type: ignore[no-untyped-def]
-    a, b = [x for x, _ in pairs], [y for _, y in pairs]
-    hashes, offsets = shingle_sets_batch(a, w)
-    for i, x in enumerate(a):
-        assert hashes[offsets[i] : offsets[i + 1]].tolist() == sorted(set(word_shingles(x, w)))
-    hb, ob = shingle_sets_batch(b, w)
-    # offsets that do not start at 0 (a slice of a longer column) mean the same sets
-    shifted = np.concatenate([np.full(lead, 7, np.uint64), hb]).view(np.int64)
-    got = sets_jaccard_batch(hashes, offsets, shifted, ob + lead)
-    assert got.tolist() == pair_jaccard_batch(a, b, w).tolist()
-    with pytest.raises(ValueError, match="same number of sets"):
-        sets_jaccard_batch(hashes, offsets, hb, ob[:-1] if len(ob) > 1 else [0, 5])
+@given(
+    st.lists(texts, max_size=6),
+    st.integers(1, 3),
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12),
+)
+def test_shingle_sets_and_their_indexed_jaccard_equal_the_set_definition(docs, w, picks) -> None:  # type: ignore[no-untyped-def]
+    hashes, offsets = shingle_sets_batch(docs, w)
+    sets = [set(word_shingles(x, w)) for x in docs]
+    for i in range(len(docs)):
+        assert hashes[offsets[i] : offsets[i + 1]].tolist() == sorted(sets[i])
+    pairs = [(i, j) for i, j in picks if i < len(docs) and j < len(docs)]
+    ia, ib = [i for i, _ in pairs], [j for _, j in pairs]
+    got = indexed_sets_jaccard(hashes.view(np.int64), offsets, ia, ib)
+    for p, (i, j) in enumerate(pairs):
+        union = sets[i] | sets[j]
+        assert got[p] == (len(sets[i] & sets[j]) / len(union) if union else 0.0)
+    with pytest.raises(ValueError, match="outside"):
+        indexed_sets_jaccard(hashes, offsets, [len(docs)], [0])
+    with pytest.raises(ValueError, match="one length"):
+        indexed_sets_jaccard(hashes, offsets, [0], [])
 
 
 @given(st.binary(max_size=100))

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.words_jit import _pack, _put, _rune_at
 
 __all__ = [
@@ -219,7 +220,7 @@ def _le(b: npt.NDArray[np.uint8], p: int, n: int) -> np.uint64:
     return v
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _murmur(b: npt.NDArray[np.uint8], lo: int, hi: int) -> tuple[np.uint64, np.uint64]:
     """MurmurHash3 x64_128 with seed 0 of b[lo:hi]: (h1, h2), the u128 being h2 << 64 | h1."""
     h1 = _u(0)
@@ -265,7 +266,7 @@ def _bits(counts: npt.NDArray[np.int64], m: int) -> np.uint64:
     return fp
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _doc(
     b: npt.NDArray[np.uint8],
     lo: int,
@@ -313,7 +314,7 @@ def _doc(
     return _bits(counts, m)
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _all(
     b: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
@@ -328,7 +329,7 @@ def _all(
         out[d] = _doc(b, offsets[d], offsets[d + 1], alnum, lower, multi, tok, counts)
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _bytes_all(b: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], out: U64) -> None:
     counts = np.zeros(64, dtype=np.int64)
     for d in range(len(offsets) - 1):

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.lsh import band_keys_batch
 
 __all__ = ["HOT", "HUB", "NOT_HOT", "first_band_pairs"]
@@ -41,7 +41,7 @@ def first_band_pairs(
     signatures: npt.ArrayLike,
     roles: npt.ArrayLike,
     rows: int,
-) -> tuple[I64, I64, I32, I32]:
+) -> tuple[I64, I64, I32, I32, I64]:
     """The pairs each bucket produces first, with their equal signature slots.
 
     Args:
@@ -56,9 +56,10 @@ def first_band_pairs(
         rows: rows per band.
 
     Returns:
-        ``a, b, band, equal``: one entry per produced pair whose first producing band is the
-        bucket's band, ``a < b`` (document numbers), ``equal`` = the number of equal slots of
-        the two signatures (the MinHash estimate is ``equal / (bands * rows)``).
+        ``a, b, band, equal, bucket``: one entry per produced pair whose first producing band
+        is the bucket's band, ``a < b`` (document numbers), ``equal`` = the number of equal
+        slots of the two signatures (the MinHash estimate is ``equal / (bands * rows)``),
+        ``bucket`` = the index of the bucket (row of ``band``) that produced it.
 
     Notes:
         Two documents collide in band ``c`` when their band keys (``lsh.band_keys_batch``,
@@ -78,7 +79,7 @@ def first_band_pairs(
         raise ValueError("offsets must rise from 0 to the number of member rows")
     if sigs is None:
         empty = np.empty(0, dtype=np.int64)
-        return empty, empty.copy(), np.empty(0, np.int32), np.empty(0, np.int32)
+        return empty, empty.copy(), np.empty(0, np.int32), np.empty(0, np.int32), empty.copy()
     if sigs.ndim != 2 or sigs.shape[0] != len(mem) or sigs.shape[1] % rows:
         raise ValueError(f"signatures of shape {sigs.shape} for {len(mem)} members, rows={rows}")
     bands = sigs.shape[1] // rows
@@ -88,15 +89,15 @@ def first_band_pairs(
         raise ValueError(f"a bucket's band is outside 0..{bands - 1}")
     keys = band_keys_batch(sigs, bands, rows)
     a = np.empty(0, dtype=np.int64)
-    b, at, equal = a.copy(), np.empty(0, np.int32), np.empty(0, np.int32)
-    n = _walk(band_a, star_a, off, mem, keys, role, sigs, a, b, at, equal, False)
-    a, b = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    b, at, equal, bucket = a.copy(), np.empty(0, np.int32), np.empty(0, np.int32), a.copy()
+    n = _walk(band_a, star_a, off, mem, keys, role, sigs, (a, b, at, equal, bucket), False)
+    a, b, bucket = (np.empty(n, dtype=np.int64) for _ in range(3))
     at, equal = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
-    _walk(band_a, star_a, off, mem, keys, role, sigs, a, b, at, equal, True)
-    return a, b, at, equal
+    _walk(band_a, star_a, off, mem, keys, role, sigs, (a, b, at, equal, bucket), True)
+    return a, b, at, equal, bucket
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _produced_before(keys, role, i, j, band):
     """True when some band before ``band`` produces the pair of member rows i, j."""
     for c in range(band):
@@ -107,7 +108,7 @@ def _produced_before(keys, role, i, j, band):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _hub(member, lo, hi):
     h = lo
     for r in range(lo + 1, hi):
@@ -116,7 +117,7 @@ def _hub(member, lo, hi):
     return h
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _equal_slots(sigs, i, j):
     e = 0
     for s in range(sigs.shape[1]):
@@ -125,9 +126,11 @@ def _equal_slots(sigs, i, j):
     return e
 
 
-@njit(cache=True, nogil=True)
-def _walk(band, star, off, member, keys, role, sigs, a, b, at, equal, fill):
-    """Counts (``fill`` False) or writes the first-band pairs; returns how many."""
+@kernel()
+def _walk(band, star, off, member, keys, role, sigs, out, fill):
+    """Counts (``fill`` False) or writes the first-band pairs into ``out`` (``a, b, band,
+    equal, bucket``); returns how many."""
+    a, b, at, equal, bucket = out
     n = 0
     for g in range(len(band)):
         lo, hi, c = off[g], off[g + 1], band[g]
@@ -145,5 +148,6 @@ def _walk(band, star, off, member, keys, role, sigs, a, b, at, equal, fill):
                     a[n], b[n] = min(x, y), max(x, y)
                     at[n] = c
                     equal[n] = _equal_slots(sigs, i, j)
+                    bucket[n] = g
                 n += 1
     return n

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.hashing import FNV64_OFFSET, FNV64_PRIME
 
 __all__ = ["ditto_simhash"]
@@ -22,7 +22,7 @@ _PRIME = np.uint64(FNV64_PRIME)
 _ONE = np.uint64(1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _fnv(buf: npt.NDArray[np.uint8], lo: int, hi: int) -> np.uint64:
     h = _OFFSET
     for q in range(lo, hi):
@@ -30,13 +30,13 @@ def _fnv(buf: npt.NDArray[np.uint8], lo: int, hi: int) -> np.uint64:
     return h
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _count(counts: npt.NDArray[np.int64], h: np.uint64) -> None:
     for b in range(64):
         counts[b] += np.int64((h >> np.uint64(b)) & _ONE)
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _ditto_simhash(
     buf: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],

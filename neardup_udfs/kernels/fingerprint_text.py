@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.hashing import FNV64_OFFSET, FNV64_PRIME, fnv1a64
 from neardup_udfs.kernels.text import go_lower, go_lower_table, to_go_str
 from neardup_udfs.kernels.words_jit import _pack, _put, _rune_at
@@ -168,7 +169,7 @@ def _add(counts: npt.NDArray[np.int64], h: np.uint64) -> None:
         counts[i] += np.int64((h >> np.uint64(i)) & _ONE)
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _doc(
     b: npt.NDArray[np.uint8],
     lo: int,
@@ -233,7 +234,7 @@ def _doc(
     return fp
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _all(
     b: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],

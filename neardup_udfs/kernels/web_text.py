@@ -185,8 +185,8 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80
 
 __all__ = [
@@ -476,7 +476,7 @@ _MAYBE_CJK = re.compile(
 )
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _cjk_kernel(
     cp: npt.NDArray[np.uint32], table: npt.NDArray[np.uint8], pairs: bool
 ) -> npt.NDArray[np.uint32]:

@@ -16,13 +16,14 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.hashing import MIX_INIT, SPLITMIX_GAMMA
 from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
 
 __all__ = [
+    "indexed_sets_jaccard",
     "minhash_batch",
     "pair_jaccard_batch",
-    "sets_jaccard_batch",
     "shingle_sets_batch",
     "simhash_batch",
     "token_texts_batch",
@@ -60,7 +61,7 @@ def _round(acc: np.uint64, lane: np.uint64) -> np.uint64:
     return _rotl(acc + lane * _P2, 31) * _P1
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _xxh64(b: npt.NDArray[np.uint8], n: int) -> np.uint64:
     """XXH64 with seed 0 of ``b[:n]``."""
     p = 0
@@ -169,7 +170,7 @@ def _put(tok: npt.NDArray[np.uint8], n: int, r: int) -> int:
     return n + 4
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _doc_shingles(
     b: npt.NDArray[np.uint8],
     lo: int,
@@ -230,7 +231,7 @@ def _scratch(buf: npt.NDArray[np.uint8], w: int) -> tuple[npt.NDArray[np.uint8],
     return np.empty(2 * len(buf) + 8, dtype=np.uint8), np.empty(w, dtype=np.uint64)
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out):
     k = len(a)
     for d in range(len(offsets) - 1):
@@ -245,7 +246,7 @@ def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out):
                     sig[i] = v
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out):
     counts = np.zeros(64, dtype=np.int64)
     for d in range(len(offsets) - 1):
@@ -262,7 +263,7 @@ def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out):
         out[d] = fp
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts):
     total = 0
     for d in range(len(offsets) - 1):
@@ -272,7 +273,7 @@ def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _token_texts_all(b, offsets, is_token, lower, out, starts):
     n = 0
     for d in range(len(offsets) - 1):
@@ -336,7 +337,7 @@ def word_shingles_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.
     return sh[:total].copy(), starts
 
 
-@njit(cache=True, nogil=True)
+@kernel()
 def _sorted_sets(hashes, offsets, out_offsets):
     """Sort each document's stream in place and compact it to its distinct values."""
     n = 0
@@ -350,11 +351,11 @@ def _sorted_sets(hashes, offsets, out_offsets):
     out_offsets[len(offsets) - 1] = n
 
 
-@njit(cache=True, nogil=True)
-def _pair_jaccard(hashes, offsets, n_pairs, out):
-    for p in range(n_pairs):
-        i, j = offsets[p], offsets[n_pairs + p]
-        ie, je = offsets[p + 1], offsets[n_pairs + p + 1]
+@kernel()
+def _indexed_jaccard(hashes, offsets, ia, ib, out):
+    for p in range(len(ia)):
+        i, ie = offsets[ia[p]], offsets[ia[p] + 1]
+        j, je = offsets[ib[p]], offsets[ib[p] + 1]
         na, nb = ie - i, je - j
         common = 0
         while i < ie and j < je:
@@ -370,6 +371,33 @@ def _pair_jaccard(hashes, offsets, n_pairs, out):
         out[p] = common / union if union > 0 else 0.0
 
 
+def indexed_sets_jaccard(
+    hashes: npt.ArrayLike, offsets: npt.ArrayLike, ia: npt.ArrayLike, ib: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Jaccard of sets ``ia[p]`` and ``ib[p]`` for every p, of sets given in
+    ``shingle_sets_batch``'s form (set d is ``hashes[offsets[d]:offsets[d + 1]]``, ascending
+    distinct 64-bit values).
+
+    Notes:
+        Two empty sets have Jaccard 0 (semblance's rule). ValueError when an index names no
+        set or ``ia`` and ``ib`` differ in length.
+    """
+    values = np.asarray(hashes).view(np.uint64)
+    off = np.asarray(offsets, dtype=np.int64)
+    a = np.asarray(ia, dtype=np.int64)
+    b = np.asarray(ib, dtype=np.int64)
+    n_sets = len(off) - 1
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"ia and ib must be 1-d of one length, got {a.shape} and {b.shape}")
+    if n_sets < 0 or (len(off) and off[-1] > len(values)):
+        raise ValueError("offsets must describe sets within the hashes given")
+    if len(a) and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n_sets):
+        raise ValueError(f"a set index is outside 0..{n_sets - 1}")
+    out = np.zeros(len(a), dtype=np.float64)
+    _indexed_jaccard(values, off, a, b, out)
+    return out
+
+
 def pair_jaccard_batch(
     a: Sequence[str | bytes], b: Sequence[str | bytes], w: int
 ) -> npt.NDArray[np.float64]:
@@ -382,9 +410,8 @@ def pair_jaccard_batch(
     if len(a) != len(b):
         raise ValueError(f"a and b must have the same length, got {len(a)} and {len(b)}")
     hashes, offsets = shingle_sets_batch([*a, *b], w)
-    out = np.zeros(len(a), dtype=np.float64)
-    _pair_jaccard(hashes, offsets, len(a), out)
-    return out
+    n = len(a)
+    return indexed_sets_jaccard(hashes, offsets, np.arange(n), np.arange(n, 2 * n))
 
 
 def shingle_sets_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.NDArray[np.int64]]:
@@ -398,29 +425,6 @@ def shingle_sets_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.N
     compact = np.zeros(len(offsets), dtype=np.int64)
     _sorted_sets(hashes, offsets, compact)
     return hashes[: compact[-1]].copy(), compact
-
-
-def sets_jaccard_batch(
-    a: npt.ArrayLike, a_offsets: npt.ArrayLike, b: npt.ArrayLike, b_offsets: npt.ArrayLike
-) -> npt.NDArray[np.float64]:
-    """Jaccard of set ``a[i]`` and set ``b[i]`` for every i, each given as ascending distinct
-    64-bit values (``shingle_sets_batch``'s form): ``a[a_offsets[i]:a_offsets[i + 1]]``.
-
-    Notes:
-        Two empty sets have Jaccard 0 (semblance's rule). ValueError when the offsets do not
-        describe the same number of sets over the values given.
-    """
-    av, bv = np.asarray(a).view(np.uint64), np.asarray(b).view(np.uint64)
-    ao = np.asarray(a_offsets, dtype=np.int64)
-    bo = np.asarray(b_offsets, dtype=np.int64)
-    if len(ao) != len(bo) or not len(ao) or ao[-1] > len(av) or bo[-1] > len(bv):
-        raise ValueError("a and b must be offsets over the same number of sets")
-    n = len(ao) - 1
-    values = np.concatenate([av[ao[0] : ao[-1]], bv[bo[0] : bo[-1]]])
-    offsets = np.concatenate([ao - ao[0], bo[1:] - bo[0] + (ao[-1] - ao[0])])
-    out = np.zeros(n, dtype=np.float64)
-    _pair_jaccard(values, offsets, n, out)
-    return out
 
 
 def minhash_batch(texts: Sequence[str | bytes], k: int = 128, seed: int = 0, w: int = 3) -> U64:

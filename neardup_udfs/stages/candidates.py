@@ -1,4 +1,4 @@
-"""The candidates stage: band keys, exploded, self-joined into candidate pairs."""
+"""The candidates stage: band keys grouped into buckets, buckets into candidate pairs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,17 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.kernels.hamming_index import block_bounds
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.schemas import BAND, DOC_ID, FINGERPRINT, KEY, SIGNATURE, SIMILARITY, A, B
+from neardup_udfs.schemas import (
+    BAND,
+    CHUNK,
+    DOC_ID,
+    FINGERPRINT,
+    KEY,
+    SIGNATURE,
+    SIMILARITY,
+    A,
+    B,
+)
 from neardup_udfs.udfs import band_keys_udf, first_band_pairs_fn
 
 __all__ = [
@@ -26,7 +36,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Candidates:
-    pairs: DataFrame  # a, b (a < b), each once; scored_candidates adds band, similarity
+    pairs: DataFrame  # a, b (a < b), each once; scored_candidates adds BUCKET, similarity
     hot_buckets: DataFrame  # band, key, size: buckets handled as stars
     buckets: DataFrame  # band, key, ids (sorted), size: the buckets of 2+ members
 
@@ -95,8 +105,9 @@ def scored_candidates(
     keep: Callable[[DataFrame], DataFrame] = lambda df: df,
 ) -> Candidates:
     """MinHash candidates, each pair once and already estimated: ``pairs`` is ``a, b``
-    (``a < b``), ``band`` (the first band that produces the pair) and ``similarity`` (the
-    signature estimate, as ``verify.estimated_jaccard``).
+    (``a < b``), ``band``, ``key`` and ``chunk`` (the bucket, or hot bucket's chunk, of the
+    first band that produces the pair: ``schemas.BUCKET``) and ``similarity`` (the signature
+    estimate, as ``verify.estimated_jaccard``).
 
     Notes:
         The same pairs as :func:`candidates` of ``band_keys(sketches)``, hot buckets
@@ -114,13 +125,13 @@ def scored_candidates(
     hot = F.col("size") > hot_bucket_size
     member = buckets.select(BAND, KEY, hot.alias("star"), F.posexplode("ids").alias("pos", DOC_ID))
     chunk = F.when(F.col("star"), F.floor(F.col("pos") / hot_bucket_size)).otherwise(0)
-    placed = member.select(BAND, KEY, "star", chunk.cast("int").alias("chunk"), DOC_ID)
+    placed = member.select(BAND, KEY, "star", chunk.cast("int").alias(CHUNK), DOC_ID)
     last_chunk = F.floor((F.col("size") - 1) / hot_bucket_size).cast("int")
     hubs = buckets.where(hot).select(
         BAND,
         KEY,
         F.lit(True).alias("star"),
-        F.explode(F.sequence(F.lit(1), last_chunk)).alias("chunk"),
+        F.explode(F.sequence(F.lit(1), last_chunk)).alias(CHUNK),
         F.col("ids")[0].alias(DOC_ID),
     )
     roles = (
@@ -130,15 +141,16 @@ def scored_candidates(
     )
     signatures = sketches.select(DOC_ID, SIGNATURE)
     payload = placed.unionByName(hubs).join(signatures, DOC_ID).join(roles, DOC_ID, "left")
-    groups = payload.groupBy(BAND, KEY, "chunk").agg(
+    groups = payload.groupBy(BAND, KEY, CHUNK).agg(
         F.first("star").alias("star"),
         F.collect_list(F.struct(DOC_ID, SIGNATURE, "hot")).alias("members"),
     )
-    found = groups.select(BAND, "star", "members").mapInArrow(
-        first_band_pairs_fn(bands, rows), "a string, b string, band int, equal int"
+    found = groups.select(BAND, KEY, CHUNK, "star", "members").mapInArrow(
+        first_band_pairs_fn(bands, rows),
+        "a string, b string, band int, key bigint, chunk int, equal int",
     )
     similarity = (F.col("equal") / F.lit(width)).cast("double").alias(SIMILARITY)
-    pairs = found.select(A, B, BAND, similarity)
+    pairs = found.select(A, B, BAND, KEY, CHUNK, similarity)
     hot_buckets = buckets.where(hot).select(BAND, KEY, "size")
     return Candidates(pairs, hot_buckets, buckets)
 

@@ -7,11 +7,22 @@ from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import DoubleType, StructField, StructType
+from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.schemas import DISTANCE, DOC_ID, FINGERPRINT, SIGNATURE, SIMILARITY, TEXT, A, B
-from neardup_udfs.udfs import set_jaccard_fn, shingle_sets_fn
+from neardup_udfs.schemas import (
+    BAND,
+    BUCKET,
+    DISTANCE,
+    DOC_ID,
+    FINGERPRINT,
+    SIGNATURE,
+    SIMILARITY,
+    TEXT,
+    A,
+    B,
+)
+from neardup_udfs.udfs import grouped_jaccard_fn
 
 __all__ = ["estimate_margin", "estimated_jaccard", "hamming", "verify"]
 
@@ -50,8 +61,8 @@ def verify(
     texts: DataFrame | None = None,
     keep: Callable[[DataFrame], DataFrame] = lambda df: df,
 ) -> DataFrame:
-    """Verified edges: ``a, b`` and ``distance`` (SimHash) or ``similarity`` (MinHash),
-    with any other column of ``pairs`` (MinHash).
+    """Verified edges: ``a, b`` and ``distance`` (SimHash) or ``similarity`` (MinHash, with
+    ``band`` when ``pairs`` has it).
 
     Notes:
         SimHash pairs are kept when their Hamming distance is <= k (always exact).
@@ -63,8 +74,10 @@ def verify(
         estimate's similarity for the pairs it decided; a wrong decision needs a 4-sigma
         estimation error (p < 1e-4 per pair). MinHash ``pairs`` that already carry
         ``similarity`` (the estimate, ``stages.candidates.scored_candidates``) are not
-        joined to the signatures again. ``keep`` is given the intermediate frames read
-        more than once (the job passes its cache's ``keep``, which persists them).
+        joined to the signatures again, and their exact checks happen per bucket
+        (``schemas.BUCKET``): each text travels once per bucket with pairs to check, not
+        once per pair. ``keep`` is given the intermediate frames read more than once (the
+        job passes its cache's ``keep``, which persists them).
     """
     if pipeline.kind == "simhash":
         joined = _pair_columns(pairs, sketches, FINGERPRINT)
@@ -72,37 +85,53 @@ def verify(
         return scored.where(F.col(DISTANCE) <= k)
     if verification in ("exact", "hybrid") and texts is None:
         raise ValueError(f"{verification} verification needs the texts")
+    carry = [BAND] if BAND in pairs.columns else []
     if verification == "exact":
-        return _exact(pairs.drop(SIMILARITY), pipeline, threshold, texts)
+        return _exact(pairs, pipeline, threshold, texts, carry)
     if SIMILARITY in pairs.columns:  # scored where they were found (scored_candidates)
         estimated = pairs
     else:
         joined = _pair_columns(pairs, sketches, SIGNATURE)
         estimate = estimated_jaccard(F.col("va"), F.col("vb")).cast("double")
         estimated = joined.select(*pairs.columns, estimate.alias(SIMILARITY))
+    edges = [A, B, *carry, SIMILARITY]
     if verification == "estimate":
-        return estimated.where(F.col(SIMILARITY) >= threshold)
+        return estimated.where(F.col(SIMILARITY) >= threshold).select(*edges)
     estimated = keep(estimated)
     margin = estimate_margin(pipeline.param("k"))
-    sure = estimated.where(F.col(SIMILARITY) >= threshold + margin)
+    sure = estimated.where(F.col(SIMILARITY) >= threshold + margin).select(*edges)
     near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
-    unsure = estimated.where(near).drop(SIMILARITY)
-    return sure.unionByName(_exact(unsure, pipeline, threshold, texts))
+    unsure = estimated.where(near)
+    return sure.unionByName(_exact(unsure, pipeline, threshold, texts, carry))
 
 
 def _exact(
-    pairs: DataFrame, pipeline: Pipeline, threshold: float, texts: DataFrame | None
+    pairs: DataFrame,
+    pipeline: Pipeline,
+    threshold: float,
+    texts: DataFrame | None,
+    carry: list[str],
 ) -> DataFrame:
+    """``a, b, *carry, similarity`` of the ``pairs`` whose exact Jaccard is >= threshold.
+    Pairs are checked in groups: the bucket that found them when they carry
+    ``schemas.BUCKET``, else their ``a``; a group's texts travel to it once."""
     assert texts is not None
-    # only the texts of documents in some pair travel to the join
-    ends = pairs.select(F.col(A).alias(DOC_ID)).union(pairs.select(F.col(B).alias(DOC_ID)))
-    needed = texts.join(ends.distinct(), DOC_ID, "left_semi").select(DOC_ID, TEXT)
-    # each document shingled once, whatever its number of pairs; the pairs get the sets
-    sets = needed.mapInArrow(shingle_sets_fn(pipeline), f"{DOC_ID} string, shingles array<bigint>")
-    joined = _pair_columns(pairs, sets, "shingles")
-    keep = pairs.drop(SIMILARITY).columns
-    schema = StructType(
-        [*(joined.schema[c] for c in keep), StructField(SIMILARITY, DoubleType(), False)]
+    group = list(BUCKET) if all(c in pairs.columns for c in BUCKET) else [A]
+    by_group = [*group, *(c for c in carry if c not in group)]
+    ends = pairs.select(*by_group, F.col(A).alias(DOC_ID)).union(
+        pairs.select(*by_group, F.col(B).alias(DOC_ID))
     )
-    scored = joined.mapInArrow(set_jaccard_fn(keep), schema)
+    placed = ends.distinct().join(texts.select(DOC_ID, TEXT), DOC_ID)
+    members = placed.groupBy(*by_group).agg(F.collect_list(F.struct(DOC_ID, TEXT)).alias("members"))
+    listed = pairs.groupBy(*by_group).agg(F.collect_list(F.struct(A, B)).alias("pairs"))
+    groups = members.join(listed, by_group).select(*carry, "members", "pairs")
+    schema = StructType(
+        [
+            StructField(A, StringType(), False),
+            StructField(B, StringType(), False),
+            *(pairs.schema[c] for c in carry),
+            StructField(SIMILARITY, DoubleType(), False),
+        ]
+    )
+    scored = groups.mapInArrow(grouped_jaccard_fn(pipeline, carry), schema)
     return scored.where(F.col(SIMILARITY) >= threshold)

@@ -1,0 +1,319 @@
+"""The dedup run: read, normalize, exact duplicates, fingerprints, the shared near-duplicate
+stages (``runs.near``), an index to match and grow, outputs and the report.
+
+Writes under the config's output: docs/, clusters/, rejects/, samples/ (and pairs/ when
+asked), report.json, report.html and _MANIFEST.json last (the success marker). With
+``against``: documents near an indexed one are removed too and listed in matches/;
+``update_index`` then appends the kept documents to the index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from neardup_udfs import index_store
+from neardup_udfs.config import OUTPUTS, DedupConfig
+from neardup_udfs.index_store import IndexManifest, IndexStoreError
+from neardup_udfs.io import InputError
+from neardup_udfs.presets import Pipeline
+from neardup_udfs.report_html import write_report_html
+from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
+from neardup_udfs.runtime import (
+    Cache,
+    LostRecords,
+    StageClock,
+    begin_output,
+    counts_of,
+    read_checked,
+    write_frames,
+    write_report,
+)
+from neardup_udfs.schemas import (
+    DOC_ID,
+    EXACT_KEY,
+    IS_REPRESENTATIVE,
+    LEADER,
+    SEQ,
+    TEXT,
+)
+from neardup_udfs.session import JobCount
+from neardup_udfs.stages.exact import exact_groups
+from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
+from neardup_udfs.stages.normalize import is_empty, prepare
+from neardup_udfs.stages.samples import sample_clusters
+
+__all__ = ["Summary", "near_settings", "run"]
+
+log = logging.getLogger("neardup.dedup")
+
+
+@dataclass
+class Summary(NearCounts):
+    """What a run did; also the counts of report.json."""
+
+    input: int = 0
+    rejected: int = 0
+    empty: int = 0  # no text left after normalization: kept, nobody's duplicate
+    exact_duplicates: int = 0
+    index_matches: int = 0  # --against: documents removed as duplicates of indexed ones
+    index_added: int = 0  # --update-index: documents appended to the index
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
+
+
+def run(spark: SparkSession, config: DedupConfig) -> Summary:
+    """Deduplicate ``config.input`` into ``config.output``; returns the counts.
+
+    Notes:
+        Raises LostRecords (and writes no manifest) unless every input row is kept, removed
+        as a duplicate of a kept row, or rejected. Everything the run persists is released
+        before it returns or raises.
+    """
+    cache, jobs = Cache(), JobCount()
+    jobs.start(spark, f"neardup dedup {config.input}")
+    try:
+        return _run(spark, config, cache, jobs)
+    except IndexStoreError as e:
+        raise InputError(str(e)) from None
+    finally:
+        cache.release()
+        jobs.stop(spark)
+
+
+@dataclass(frozen=True)
+class Against:
+    """The index a run deduplicates against: the manifest to read (the batches before this
+    run's own, when its batch id is already committed) and the one to add to."""
+
+    reader_manifest: IndexManifest
+    manifest: IndexManifest
+    previous: IndexManifest | None
+
+
+def _open_against(config: DedupConfig) -> Against | None:
+    if not config.against:
+        return None
+    pipeline, path = config.pipeline(), config.against
+    if not index_store.exists(path):
+        if not config.update_index:
+            raise IndexStoreError(
+                f"no index at {path!r}: build one (jobs/index.py build) or pass "
+                "--update-index to start it with this run's documents"
+            )
+        empty = index_store.new_manifest(config.preset_name, pipeline, config.k)
+        return Against(empty, empty, None)
+    previous = index_store.open_index(path)
+    index_store.check_compatible(previous, pipeline, config.k, path)
+    mine = previous.batch(config.index_batch_id) if config.update_index else None
+    if mine is None:
+        return Against(previous, previous, previous)
+    # a rerun of a run that already added its batch: match against the index as it was
+    earlier = tuple(b for b in previous.batches if b.number < mine.number)
+    return Against(replace(previous, batches=earlier), previous, previous)
+
+
+def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount) -> Summary:
+    pipeline = config.pipeline()
+    clock = StageClock(log)
+    summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    against = _open_against(config)  # before any Spark work: a wrong index fails fast
+    begin_output(config.output)
+
+    with clock.stage("read") as rows:
+        read = read_checked(spark, config, cache)
+        spark_report: dict[str, Any] = dict(read.partitions)
+        good, n_good, rejects, text_col = read.good, read.n_good, read.rejects, read.text_col
+        summary.input, summary.rejected = read.rows, read.n_rejected
+        summary.input_stats = read.stats
+        rows.rows_in, rows.rows_out = summary.input, n_good
+
+    prepared = prepare(good, pipeline)
+    if pipeline.normalization.active:
+        with clock.stage("normalize") as rows:
+            prepared = cache.keep(prepared)  # one action computes and counts it
+            empty = F.sum(is_empty(pipeline).cast("int"))
+            summary.empty = int(prepared.agg(F.coalesce(empty, F.lit(0))).collect()[0][0])
+            rows.rows_in, rows.rows_out = n_good, n_good - summary.empty
+
+    with clock.stage("exact") as rows:
+        members = cache.keep(exact_groups(prepared, pipeline))
+        leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
+        leaders = prepared.join(leader_ids, DOC_ID, "left_semi").where(~is_empty(pipeline))
+        summary.exact_duplicates = n_good - leader_ids.count()  # computes and counts members
+        rows.rows_in, rows.rows_out = n_good, n_good - summary.exact_duplicates
+
+    with clock.stage("fingerprint") as rows:
+        sketches, n_sketched = cache.materialize(sketch(leaders, pipeline))
+        rows.rows_in, rows.rows_out = n_good - summary.exact_duplicates, n_sketched
+
+    settings = near_settings(config, pipeline)
+    near = NearDuplicates(
+        sketches, n_sketched, pipeline, settings, cache=cache, clock=clock, counts=summary
+    )
+    verified = near.find(texts=leaders)
+
+    matches = None
+    if against is not None:
+        with clock.stage("against") as rows:
+            value = value_col(pipeline.kind)
+            new_docs = sketches.join(members.select(DOC_ID, EXACT_KEY), DOC_ID)
+            reader = IndexReader(spark, config.against or "", against.reader_manifest)
+            found = match_index(
+                reader,
+                new_docs.select(DOC_ID, EXACT_KEY, value),
+                k=config.k,
+                threshold=config.jaccard_threshold,
+                hot_bucket_size=config.hot_bucket_size,
+            )
+            # checkpointed, not persisted: later plans start from its rows (the lookup's
+            # plan is wide, and Spark renders every plan that reads it as a string)
+            matches = found.localCheckpoint()
+            n_matched_pairs = matches.count()
+            rows.rows_in, rows.rows_out = n_sketched, n_matched_pairs
+
+    bands = near.band_report()
+    order = F.col(config.order_col) if config.order_col else F.lit(None)
+    info = good.select(
+        DOC_ID, F.octet_length(F.col(TEXT)).alias("__length"), order.alias("__order")
+    )
+    clustered = near.cluster(members.join(info, DOC_ID), matches)
+    clusters, n_clustered, histogram = clustered.clusters, clustered.rows, clustered.histogram
+    summary.index_matches = clustered.indexed
+
+    if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
+        raise LostRecords(
+            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
+            f"rejected {summary.rejected} != input (clustered {n_clustered} of {n_good})"
+        )
+
+    with clock.stage("write"):
+        docs = good.drop(TEXT) if text_col != TEXT else good
+        samples = sample_clusters(clusters, good)
+        named = None if matches is None else _name_batches(spark, matches, against)
+        _write_outputs(config, docs, clusters, verified, rejects, samples, named)
+
+    index_report = None
+    if against is not None:
+        index_report = _update_index(
+            config, against, (clusters, members, sketches), summary, clock, cache.keep
+        )
+
+    write_report(
+        config.output,
+        "dedup",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(pipeline.id, pipeline.version),
+        config=config,
+        pages=[write_report_html],
+        input=summary.input_stats,
+        cluster_size_histogram={str(k): v for k, v in histogram.items()},
+        bands=bands,
+        **({"index": index_report} if index_report is not None else {}),
+        hot_buckets=near.hot,
+        spark={**spark_report, "jobs": jobs.count(spark)},
+    )
+    return summary
+
+
+def _name_batches(spark: SparkSession, matches: DataFrame, against: Against | None) -> DataFrame:
+    """``matches`` with the indexed document's batch id (``indexed_batch``) instead of seq."""
+    assert against is not None
+    names = [(b.number, b.batch_id) for b in against.reader_manifest.batches]
+    batches = spark.createDataFrame(names, "__number bigint, indexed_batch string")
+    number = F.shiftright(F.col(SEQ), 32)
+    return (
+        matches.withColumn("__number", number)
+        .join(F.broadcast(batches), "__number", "left")
+        .drop("__number", SEQ)
+    )
+
+
+def _update_index(
+    config: DedupConfig,
+    against: Against,
+    frames: tuple[DataFrame, DataFrame, DataFrame],
+    summary: Summary,
+    clock: StageClock,
+    keep: Callable[[DataFrame], DataFrame],
+) -> dict[str, Any]:
+    """Append the kept documents to the index (``update_index``); the report's index part.
+    ``frames``: the run's clusters, exact-duplicate members and sketches."""
+    clusters, members, sketches = frames
+    path = config.against or ""
+    report: dict[str, Any] = {
+        "path": path,
+        "batches_matched": [b.batch_id for b in against.reader_manifest.batches],
+        "indexed_documents": against.reader_manifest.documents,
+        "matches": summary.index_matches,
+    }
+    if not config.update_index:
+        return report
+    with clock.stage("update-index") as rows:
+        kept = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
+        values = sketches.withColumnRenamed(DOC_ID, LEADER)
+        docs = kept.join(members, DOC_ID).join(values, LEADER).drop(LEADER)
+        added = add_batch(
+            path, against.manifest, against.previous, config.index_batch_id, docs, None, keep
+        )
+        summary.index_added = added.batch.documents if added.batch else 0
+        rows.rows_in, rows.rows_out = summary.kept, summary.index_added
+    report.update(
+        batch_id=config.index_batch_id,
+        added=summary.index_added,
+        already_committed=added.batch is None,
+        documents_after=added.manifest.documents,
+    )
+    return report
+
+
+def _write_outputs(
+    config: DedupConfig,
+    docs: DataFrame,
+    clusters: DataFrame,
+    verified: DataFrame,
+    rejects: DataFrame,
+    samples: DataFrame,
+    matches: DataFrame | None,
+) -> None:
+    reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
+    frames = {
+        "docs": docs.join(reps, DOC_ID, "left_semi"),
+        "clusters": clusters,
+        "pairs": verified,
+        "rejects": rejects,
+        "samples": samples,
+    }
+    wanted = tuple(config.outputs)
+    if matches is not None:
+        frames["matches"] = matches
+        wanted += () if "matches" in wanted else ("matches",)
+    write_frames(config.output, frames, wanted, OUTPUTS)
+
+
+def near_settings(config: DedupConfig, pipeline: Pipeline) -> NearSettings:
+    """The shared stages' settings of a dedup config (the chaining floor defaults to the
+    run's own threshold: ``k`` for SimHash, ``jaccard_threshold`` for MinHash)."""
+    floor = config.chaining_floor
+    if floor is None:
+        floor = config.k if pipeline.kind == "simhash" else config.jaccard_threshold
+    return NearSettings(
+        k=config.k,
+        threshold=config.jaccard_threshold,
+        verification=config.verification,
+        hot_bucket_size=config.hot_bucket_size,
+        clustering=config.clustering,
+        max_rounds=config.max_rounds,
+        max_driver_edges=config.max_driver_edges,
+        rule=config.representative,
+        floor=floor,
+        no_chaining=config.no_chaining,
+    )

@@ -1,0 +1,265 @@
+"""The images run: read (files or WARC records), pHash, identical hashes, the shared
+near-duplicate stages (``runs.near``), outputs and the report.
+
+Writes under the config's output: clusters/ (path, cluster_id, is_representative,
+distance), hashes/ (path, phash hex, width, height, format, url, pipeline), rejects/ (path,
+reason), pairs/ when asked, report.json and, last, _MANIFEST.json.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.errors import AnalysisException
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig
+from neardup_udfs.io import InputError, read_warc
+from neardup_udfs.presets import resolve
+from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
+from neardup_udfs.runtime import (
+    Cache,
+    LostRecords,
+    StageClock,
+    begin_output,
+    counts_of,
+    input_stats,
+    reason_counts,
+    write_frames,
+    write_report,
+)
+from neardup_udfs.schemas import (
+    CLUSTER_ID,
+    DISTANCE,
+    DOC_ID,
+    FINGERPRINT,
+    IS_REPRESENTATIVE,
+    LEADER,
+    LOST_BYTES,
+    REASON,
+)
+from neardup_udfs.session import JobCount
+from neardup_udfs.stages.fingerprint import to_hex
+from neardup_udfs.udfs import image_hash_udf
+
+__all__ = ["PIPELINE", "Summary", "hash_images", "near_settings", "read_images", "run"]
+
+log = logging.getLogger("neardup.images")
+
+PATH = "path"
+PIPELINE = resolve("phash")  # fingerprint's pHash; kind "simhash": a 64-bit Hamming value
+
+
+@dataclass
+class Summary(NearCounts):
+    """What a run did; also the counts of report.json."""
+
+    input: int = 0  # files (or WARC records) read
+    rejected: int = 0
+    hashed: int = 0
+    identical: int = 0  # images whose pHash equals another's (joined without the LSH)
+    pipeline: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
+
+
+def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
+    """``path`` (the id: the file's URI, or the WARC-Record-ID), ``url`` (WARC), ``file``,
+    ``content`` (null on a rejected row), ``read_error`` (why, or null) and ``lost_bytes``
+    (WARC: bytes of the file no record could be read from)."""
+    if config.input_format == "warc":
+        records = read_warc(spark, config.input, config.warc_options())
+        return records.select(
+            F.col(DOC_ID).alias(PATH),
+            "url",
+            F.col("path").alias("file"),
+            "content",
+            "read_error",
+            "lost_bytes",
+        )
+    try:
+        listed = (
+            spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(config.input)
+        )
+    except AnalysisException as e:
+        if "PATH_NOT_FOUND" in str(e) or "does not exist" in str(e):
+            raise InputError(f"input path {config.input!r} does not exist") from None
+        raise
+    too_big = F.col("length") > config.max_bytes
+
+    def rows(content: Column, error: Column) -> list[Column]:
+        nothing = F.lit(None).cast("string")
+        return [
+            F.col(PATH),
+            nothing.alias("url"),
+            F.col(PATH).alias("file"),
+            content.alias("content"),
+            error.alias("read_error"),
+            F.lit(0).cast("bigint").alias("lost_bytes"),
+        ]
+
+    # binaryFile tests length before it reads a file: the large ones are never loaded
+    small = listed.where(~too_big).select(*rows(F.col("content"), F.lit(None).cast("string")))
+    large = listed.where(too_big).select(
+        *rows(F.lit(None).cast("binary"), F.lit(f"file larger than {config.max_bytes} bytes"))
+    )
+    return small.unionByName(large)
+
+
+def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
+    """``read_images``' rows without ``content``, plus ``fingerprint`` (the pHash as
+    bigint), ``width``, ``height``, ``format`` and ``reason`` (set = the row is a reject)."""
+    h = image_hash_udf(config.max_pixels)(F.col("content"))
+    hashed = images.withColumn("__h", h).select(
+        PATH,
+        "url",
+        "file",
+        "lost_bytes",
+        F.col("__h.phash").alias(FINGERPRINT),
+        F.col("__h.width").alias("width"),
+        F.col("__h.height").alias("height"),
+        F.col("__h.format").alias("format"),
+        F.coalesce(F.col("read_error"), F.col("__h.error")).alias(REASON),
+    )
+    # an id read twice (a WARC record in two files): one copy goes on, the others are
+    # rejects; ranked after hashing, so no image bytes are shuffled
+    order = [F.col(REASON).asc_nulls_first(), F.col("file"), F.col(FINGERPRINT)]
+    copy = F.row_number().over(Window.partitionBy(PATH).orderBy(*order))
+    return (
+        hashed.withColumn("__copy", copy)
+        .withColumn(
+            REASON, F.when(F.col("__copy") > 1, F.lit("duplicate path")).otherwise(F.col(REASON))
+        )
+        .drop("__copy")
+    )
+
+
+def run(spark: SparkSession, config: ImagesConfig) -> Summary:
+    """Cluster the near-duplicate images of ``config.input`` into ``config.output``.
+
+    Notes:
+        Raises LostRecords (and writes no manifest) unless every input image is kept,
+        removed as a near-duplicate of a kept one, or rejected.
+    """
+    old_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(config.batch_images))
+    cache, jobs = Cache(), JobCount()
+    jobs.start(spark, f"neardup images {config.input}")
+    try:
+        return _run(spark, config, cache, jobs)
+    finally:
+        cache.release()
+        jobs.stop(spark)
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(old_batch))
+
+
+def _run(spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount) -> Summary:
+    clock = StageClock(log)
+    summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
+    begin_output(config.output)
+
+    with clock.stage("read + hash") as rows:
+        tagged = cache.keep(hash_images(read_images(spark, config), config))
+        good = tagged.where(F.col(REASON).isNull()).drop(REASON)
+        rejects = tagged.where(F.col(REASON).isNotNull()).select(PATH, REASON)
+        accounted = tagged.select(
+            F.col(PATH).alias(DOC_ID), REASON, LOST_BYTES, F.col("file").alias("path")
+        )
+        counts = reason_counts(accounted)  # computes and counts tagged, in one Spark job
+        summary.hashed = counts.pop(None, 0)
+        summary.rejected = sum(counts.values())
+        summary.input = summary.hashed + summary.rejected
+        summary.input_stats = input_stats(accounted, counts=counts)
+        rows.rows_in, rows.rows_out = summary.input, summary.hashed
+
+    with clock.stage("identical") as rows:
+        # images with the same pHash: one leader (smallest path) goes on, the rest join it
+        same = F.min(PATH).over(Window.partitionBy(FINGERPRINT))
+        members = good.select(PATH, FINGERPRINT, F.col("width"), F.col("height")).withColumn(
+            LEADER, same
+        )
+        members, _ = cache.materialize(members)
+        sketches = members.where(F.col(PATH) == F.col(LEADER)).select(
+            F.col(PATH).alias(DOC_ID), FINGERPRINT
+        )
+        sketches, n_leaders = cache.materialize(sketches)
+        summary.identical = summary.hashed - n_leaders
+        rows.rows_in, rows.rows_out = summary.hashed, n_leaders
+
+    near = NearDuplicates(
+        sketches,
+        n_leaders,
+        PIPELINE,
+        near_settings(config),
+        cache=cache,
+        clock=clock,
+        counts=summary,
+    )
+    verified = near.find()
+    pixels = F.col("width").cast("bigint") * F.col("height").cast("bigint")
+    length = pixels if config.representative == "pixels" else F.lit(0)
+    info = members.select(
+        F.col(PATH).alias(DOC_ID), LEADER, length.alias("__length"), F.lit(None).alias("__order")
+    )
+    clustered = near.cluster(info)
+    clusters = clustered.clusters.withColumnRenamed(DOC_ID, PATH)
+    n_clustered = clustered.rows
+
+    if n_clustered != summary.hashed or (
+        summary.kept + summary.removed + summary.rejected != summary.input
+    ):
+        raise LostRecords(
+            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
+            f"rejected {summary.rejected} != input (clustered {n_clustered} of {summary.hashed})"
+        )
+
+    with clock.stage("write"):
+        hashes = good.select(
+            PATH,
+            to_hex(F.col(FINGERPRINT)).alias("phash"),
+            "width",
+            "height",
+            "format",
+            "url",
+            F.lit(PIPELINE.id).alias("pipeline"),  # stored values carry their pipeline id
+        )
+        frames = {
+            "clusters": clusters.select(PATH, CLUSTER_ID, IS_REPRESENTATIVE, DISTANCE),
+            "hashes": hashes,
+            "rejects": rejects,
+            "pairs": verified,
+        }
+        write_frames(config.output, frames, config.outputs, IMAGE_OUTPUTS)
+
+    write_report(
+        config.output,
+        "images",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(PIPELINE.id, PIPELINE.version),
+        config=config,
+        input=summary.input_stats,
+        cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
+        hot_buckets=near.hot,
+        spark={"jobs": jobs.count(spark)},
+    )
+    return summary
+
+
+def near_settings(config: ImagesConfig) -> NearSettings:
+    """The shared stages' settings of an images config: pairs within ``k`` bits, the
+    representative by ``__length`` (pixels, or 0 for ``min_id``), then the smallest path."""
+    return NearSettings(
+        k=config.k,
+        threshold=0.0,
+        verification="off",
+        hot_bucket_size=config.hot_bucket_size,
+        clustering=config.clustering,
+        max_rounds=config.max_rounds,
+        max_driver_edges=config.max_driver_edges,
+        rule="longest",  # largest __length, then the smallest id
+        floor=config.k,
+    )

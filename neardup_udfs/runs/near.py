@@ -1,0 +1,209 @@
+"""The near-duplicate core every deduplicating run shares (text and images): candidates ->
+verify -> cluster, each a timed stage of the run's clock, with the counts its report shows.
+
+A run brings its own reading and exact-duplicate grouping (``sketches``: one row per group
+leader) and its own outputs; everything between is here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from neardup_udfs.presets import Pipeline
+from neardup_udfs.runtime import Cache, StageClock
+from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
+from neardup_udfs.stages.candidates import (
+    Candidates,
+    band_counts,
+    band_keys,
+    candidates,
+    first_band_counts,
+    scored_candidates,
+)
+from neardup_udfs.stages.cluster import cluster
+from neardup_udfs.stages.verify import verify
+
+__all__ = ["NearCounts", "NearDuplicates", "NearSettings"]
+
+HOT_BUCKETS_LISTED = 100  # report.json lists the largest hot buckets, at most this many
+
+
+@dataclass
+class NearCounts:
+    """The counts of the shared stages (a run's summary extends it)."""
+
+    candidates: int = 0
+    verified: int = 0
+    clusters: int = 0  # clusters with at least two members
+    kept: int = 0
+    removed: int = 0
+    chained: int = 0
+    hot_buckets: int = 0
+    rounds: int = 0
+    driver_edges: int = 0  # anchored clustering: undecided edges finished on the driver
+
+
+@dataclass(frozen=True)
+class NearSettings:
+    """What the shared stages need of a run's configuration."""
+
+    k: int  # SimHash/pHash: the largest Hamming distance kept
+    threshold: float  # MinHash: the smallest Jaccard kept
+    verification: str  # MinHash: hybrid | exact | estimate | off
+    hot_bucket_size: int
+    clustering: str
+    max_rounds: int
+    max_driver_edges: int
+    rule: str  # the representative rule: min_id | earliest | longest
+    floor: float  # connected clustering's chaining floor
+    no_chaining: bool = False
+
+
+@dataclass(frozen=True)
+class Clusters:
+    """The cluster stage's output and its tally."""
+
+    clusters: DataFrame  # doc_id, cluster_id, is_representative, score (+ indexed_id)
+    rows: int
+    indexed: int  # rows represented by an indexed document
+    histogram: dict[int, int]  # cluster size -> clusters of that size
+
+
+class NearDuplicates:
+    """The shared stages over one run's ``sketches`` (``doc_id`` and the pipeline's sketch
+    column, one row per exact-duplicate group leader).
+
+    Call :meth:`find` (stages ``candidates`` and ``verify``), then optionally
+    :meth:`band_report` (stage ``bands``), then :meth:`cluster` (stage ``cluster``).
+    Counts land in ``counts``; every frame persisted goes to ``cache``.
+    """
+
+    def __init__(
+        self,
+        sketches: DataFrame,
+        n_sketched: int,
+        pipeline: Pipeline,
+        settings: NearSettings,
+        *,
+        cache: Cache,
+        clock: StageClock,
+        counts: NearCounts,
+    ) -> None:
+        self.sketches, self.n_sketched = sketches, n_sketched
+        self.pipeline, self.settings = pipeline, settings
+        self.cache, self.clock, self.counts = cache, clock, counts
+        self.hot: list[dict[str, Any]] = []  # the largest hot buckets, for the report
+        self._found: Candidates | None = None
+        self._pairs: DataFrame | None = None
+        self.verified: DataFrame | None = None  # a, b, similarity | distance (+ band)
+        self.edges: DataFrame | None = None  # the verified pairs as the outputs show them
+
+    def find(self, texts: DataFrame | None = None) -> DataFrame:
+        """The verified pairs, ``a, b`` and ``similarity`` or ``distance`` (``edges``),
+        persisted and counted. ``texts`` (``doc_id, text`` of the leaders): MinHash exact
+        checks need them."""
+        s, counts, keep = self.settings, self.counts, self.cache.keep
+        with self.clock.stage("candidates") as rows:
+            if self.pipeline.kind == "simhash":
+                keys = band_keys(self.sketches, self.pipeline, s.k)
+                found = candidates(keys, s.hot_bucket_size, keep=keep)
+            else:  # every pair once, with its estimate
+                found = scored_candidates(self.sketches, self.pipeline, s.hot_bucket_size, keep)
+            self._found = found
+            self._pairs, counts.candidates = self.cache.materialize(found.pairs)
+            largest = found.hot_buckets.orderBy(F.col("size").desc(), BAND, "key")
+            hot = largest.limit(HOT_BUCKETS_LISTED).collect()
+            counts.hot_buckets = (
+                len(hot) if len(hot) < HOT_BUCKETS_LISTED else found.hot_buckets.count()
+            )
+            self.hot = [
+                {"band": r[BAND], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
+                for r in hot
+            ]
+            rows.rows_in, rows.rows_out = self.n_sketched, counts.candidates
+        with self.clock.stage("verify") as rows:
+            verified = verify(
+                self._pairs,
+                self.sketches,
+                self.pipeline,
+                k=s.k,
+                threshold=s.threshold,
+                verification=s.verification,
+                texts=texts,
+                keep=keep,
+            )
+            self.verified, counts.verified = self.cache.materialize(verified)
+            self.edges = verified.drop(BAND) if BAND in verified.columns else verified
+            rows.rows_in, rows.rows_out = counts.candidates, counts.verified
+        return self.edges
+
+    def band_report(self) -> list[dict[str, Any]]:
+        """``band, candidates, verified`` per band that produced a pair (stage ``bands``):
+        MinHash counts each pair in the first band that produced it, SimHash in every band
+        that did."""
+        assert self._found is not None and self._pairs is not None and self.verified is not None
+        with self.clock.stage("bands"):
+            if BAND in self.verified.columns:
+                per_band = first_band_counts(self._pairs, self.verified)
+            else:
+                per_band = band_counts(
+                    self._found.buckets, self.verified, self.settings.hot_bucket_size
+                )
+            return [r.asDict() for r in per_band.orderBy(BAND).collect()]  # <= bands rows
+
+    def cluster(self, members: DataFrame, matches: DataFrame | None = None) -> Clusters:
+        """One row per member document (stage ``cluster``): ``members`` is ``doc_id,
+        leader, __length, __order`` (``stages.cluster.cluster``); ``matches``: leaders near
+        an indexed document. Sets the cluster counts."""
+        assert self.edges is not None, "find() first"
+        s, counts = self.settings, self.counts
+        with self.clock.stage("cluster") as rows:
+            clustered = cluster(
+                members,
+                self.edges,
+                self.sketches,
+                kind=self.pipeline.kind,
+                rule=s.rule,
+                clustering=s.clustering,
+                max_rounds=s.max_rounds,
+                max_driver_edges=s.max_driver_edges,
+                floor=s.floor,
+                no_chaining=s.no_chaining,
+                matches=matches,
+            )
+            self.cache.frames.extend(clustered.persisted)
+            clusters = self.cache.keep(clustered.clusters)
+            n, kept, indexed, histogram = _cluster_tally(clusters)  # one Spark job
+            counts.kept, counts.removed = kept, n - kept
+            counts.clusters = sum(c for size, c in histogram.items() if size > 1)
+            counts.rounds, counts.driver_edges = clustered.rounds, clustered.driver_edges
+            counts.chained = clustered.chained
+            rows.rows_in, rows.rows_out = counts.verified, kept
+        return Clusters(clusters, n, indexed, histogram)
+
+
+def _cluster_tally(clusters: DataFrame) -> tuple[int, int, int, dict[int, int]]:
+    """``rows, kept, indexed, histogram`` of the cluster stage's output: its rows, its
+    representatives, its rows represented by an indexed document (0 without ``indexed_id``)
+    and the number of clusters of each size."""
+    indexed = F.col(INDEXED_ID).isNotNull() if INDEXED_ID in clusters.columns else F.lit(False)
+    per_cluster = clusters.groupBy(CLUSTER_ID).agg(
+        F.count(F.lit(1)).alias("size"),
+        F.sum(F.col(IS_REPRESENTATIVE).cast("long")).alias("kept"),
+        F.sum(indexed.cast("long")).alias("indexed"),
+    )
+    by_size = per_cluster.groupBy("size").agg(
+        F.count(F.lit(1)).alias("n"), F.sum("kept").alias("kept"), F.sum("indexed").alias("indexed")
+    )
+    rows = by_size.collect()
+    histogram = {int(r["size"]): int(r["n"]) for r in sorted(rows, key=lambda r: r["size"])}
+    return (
+        sum(int(r["size"]) * int(r["n"]) for r in rows),
+        sum(int(r["kept"]) for r in rows),
+        sum(int(r["indexed"]) for r in rows),
+        histogram,
+    )
