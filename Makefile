@@ -187,7 +187,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
 	@echo
-	$(BIN)/python bench/bench_dense.py --docs 2000 --with-conf --timeout 1800
+	$(BIN)/python bench/bench_dense.py --docs 50000 --runs 3 --with-conf --timeout 3600 \
+		--mllib-runs 1 --mllib-timeout 1800
 	@echo
 	$(BIN)/python bench/bench_index.py
 	@echo
