@@ -47,6 +47,7 @@ from neardup_udfs.stages.winnowing import (
     remove_regions,
     winnow_id,
 )
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import utf8_lossy_udf
 
 log = logging.getLogger("neardup.boilerplate")
@@ -87,7 +88,8 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
 def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    begin_output(store, config.output)
     group = config.group_col
 
     with clock.stage("read"):
@@ -139,9 +141,10 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
             "boilerplate_top": top,
             "rejects": rejects,
         }
-        write_frames(config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
+        write_frames(store, config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
 
     write_report(
+        store,
         config.output,
         "boilerplate",
         counts=counts_of(summary),

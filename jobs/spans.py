@@ -43,6 +43,7 @@ from neardup_udfs.stages.winnowing import (
     hot_hashes,
     winnow_id,
 )
+from neardup_udfs.storage import HadoopStorage
 
 log = logging.getLogger("neardup.spans")
 
@@ -116,7 +117,8 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     mode = "pairs" if config.pairs else "provenance"
     summary = Summary(mode=mode, pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    begin_output(store, config.output)
     k, w = config.k, config.w
 
     with clock.stage("read"):
@@ -167,9 +169,10 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
 
     with clock.stage("write"):
         frames = {"spans": spans, "pair_summary": pair_summary, "rejects": rejects}
-        write_frames(config.output, frames, config.outputs, SPANS_OUTPUTS)
+        write_frames(store, config.output, frames, config.outputs, SPANS_OUTPUTS)
 
     write_report(
+        store,
         config.output,
         "spans",
         counts=counts_of(summary, "mode"),

@@ -43,6 +43,7 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.session import JobCount
 from neardup_udfs.stages.fingerprint import to_hex
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import image_hash_udf
 
 __all__ = ["PIPELINE", "Summary", "hash_images", "near_settings", "read_images", "run"]
@@ -159,7 +160,8 @@ def run(spark: SparkSession, config: ImagesConfig) -> Summary:
 def _run(spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    begin_output(store, config.output)
 
     with clock.stage("read + hash") as rows:
         tagged = cache.keep(hash_images(read_images(spark, config), config))
@@ -232,9 +234,10 @@ def _run(spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount
             "rejects": rejects,
             "pairs": verified,
         }
-        write_frames(config.output, frames, config.outputs, IMAGE_OUTPUTS)
+        write_frames(store, config.output, frames, config.outputs, IMAGE_OUTPUTS)
 
     write_report(
+        store,
         config.output,
         "images",
         counts=counts_of(summary),

@@ -32,6 +32,7 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.stages.candidates import simhash_blocks
 from neardup_udfs.stages.verify import estimated_jaccard, hamming
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import prefix_keys_udf
 
 __all__ = [
@@ -157,7 +158,8 @@ def add_batch(
     if done is not None:
         log.info("batch %r is already in index %s: nothing to add", batch_id, path)
         return IndexedBatch(None, manifest, [])
-    removed = index_store.remove_uncommitted(path, previous)
+    store = HadoopStorage(docs.sparkSession)  # where Spark writes the batch's files
+    removed = index_store.remove_uncommitted(path, previous, store)
     number, rel = index_store.next_batch(manifest, batch_id)
     root = path.rstrip("/") + "/" + rel
     value = value_col(manifest.kind)
@@ -182,7 +184,7 @@ def add_batch(
         n_rejected = rejects.count()
     batch = Batch(batch_id, number, rel, n_docs, n_rejected, round(time.time(), 3))
     committed = index_store.commit(
-        path, previous, replace(manifest, batches=(*manifest.batches, batch))
+        path, previous, replace(manifest, batches=(*manifest.batches, batch)), store
     )
     log.info("index %s: batch %r committed (%d documents)", path, batch_id, n_docs)
     return IndexedBatch(batch, committed, removed)
