@@ -39,6 +39,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.session import lineage_cuts
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     cover_regions,
@@ -80,7 +81,8 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
     """
     cache = Cache()
     try:
-        return _run(spark, config, cache)
+        with lineage_cuts(spark, config.checkpoint_dir):
+            return _run(spark, config, cache)
     finally:
         cache.release()
 

@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
     p.add_argument("--max-driver-edges", dest="max_driver_edges", type=int)
     p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+    p.add_argument("--checkpoint-dir", dest="checkpoint_dir", help="reliable lineage cuts here")
     return p
 
 

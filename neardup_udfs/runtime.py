@@ -227,6 +227,12 @@ def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
         help="warc/wet media types read as documents (comma-separated)",
     )
     p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+    p.add_argument(
+        "--checkpoint-dir",
+        dest="checkpoint_dir",
+        help="lineage cuts as reliable checkpoints here (a path or URI every executor reaches); "
+        "default: spark.checkpoint.dir, else local checkpoints",
+    )
 
 
 def write_report(

@@ -44,7 +44,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import JobCount
+from neardup_udfs.session import JobCount, cut, lineage_cuts
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
@@ -84,7 +84,8 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
     cache, jobs = Cache(), JobCount()
     jobs.start(spark, f"neardup dedup {config.input}")
     try:
-        return _run(spark, config, cache, jobs)
+        with lineage_cuts(spark, config.checkpoint_dir) as cuts:
+            return _run(spark, config, cache, jobs, cuts)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
     finally:
@@ -124,7 +125,9 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
     return Against(replace(previous, batches=earlier), previous, previous)
 
 
-def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount) -> Summary:
+def _run(
+    spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount, cuts: dict[str, object]
+) -> Summary:
     pipeline = config.pipeline()
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
@@ -180,7 +183,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount)
             )
             # checkpointed, not persisted: later plans start from its rows (the lookup's
             # plan is wide, and Spark renders every plan that reads it as a string)
-            matches = found.localCheckpoint()
+            matches = cut(found)
             n_matched_pairs = matches.count()
             rows.rows_in, rows.rows_out = n_sketched, n_matched_pairs
 
@@ -234,7 +237,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount)
         **({"index": index_report} if index_report is not None else {}),
         hot_buckets=near.hot,
         scores=scores,
-        spark={**spark_report, "jobs": jobs.count(spark)},
+        spark={**spark_report, **cuts, "jobs": jobs.count(spark)},
     )
     return summary
 
