@@ -39,6 +39,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.session import lineage_cuts
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     cover_regions,
@@ -47,6 +48,7 @@ from neardup_udfs.stages.winnowing import (
     remove_regions,
     winnow_id,
 )
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import utf8_lossy_udf
 
 log = logging.getLogger("neardup.boilerplate")
@@ -79,7 +81,8 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
     """
     cache = Cache()
     try:
-        return _run(spark, config, cache)
+        with lineage_cuts(spark, config.checkpoint_dir):
+            return _run(spark, config, cache)
     finally:
         cache.release()
 
@@ -87,7 +90,8 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
 def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    begin_output(store, config.output)
     group = config.group_col
 
     with clock.stage("read"):
@@ -139,9 +143,10 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
             "boilerplate_top": top,
             "rejects": rejects,
         }
-        write_frames(config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
+        write_frames(store, config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
 
     write_report(
+        store,
         config.output,
         "boilerplate",
         counts=counts_of(summary),

@@ -11,6 +11,7 @@ Writes ``DIR/fingerprints`` (doc_id, fingerprint bigint, fingerprint_hex, pipeli
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -21,9 +22,10 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from neardup_udfs import __version__
-from neardup_udfs.io import INPUT_FORMATS, InputError, read_documents, write_manifest
+from neardup_udfs.io import INPUT_FORMATS, MANIFEST_NAME, InputError, read_documents
 from neardup_udfs.presets import Pipeline, PresetError, resolve
 from neardup_udfs.stages.fingerprint import fingerprint
+from neardup_udfs.storage import HadoopStorage, join
 
 log = logging.getLogger("neardup.fingerprint")
 
@@ -52,7 +54,7 @@ class Summary:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fingerprint.py", description=__doc__.split("\n")[0])
     p.add_argument("--input", required=True, help="input path (file, directory or glob)")
-    p.add_argument("--output", required=True, help="output directory (local filesystem)")
+    p.add_argument("--output", required=True, help="output directory (any filesystem Spark writes)")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="text")
     p.add_argument("--id-col", default=None, help="id column (jsonl/parquet)")
     p.add_argument("--text-col", default="text", help="text column (jsonl/parquet)")
@@ -73,27 +75,28 @@ def run(spark: SparkSession, config: Config) -> Summary:
     pipeline = pipeline_of(config)
     docs = read_documents(spark, config.input, config.input_format, config.id_col, config.text_col)
     out = fingerprint(docs, pipeline)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    store.delete(join(config.output, MANIFEST_NAME))  # a failed run leaves no success marker
     mode = "overwrite" if config.overwrite else "errorifexists"
-    out.fingerprints.write.mode(mode).parquet(os.path.join(config.output, "fingerprints"))
-    out.rejects.write.mode(mode).parquet(os.path.join(config.output, "rejects"))
-    fingerprinted = spark.read.parquet(os.path.join(config.output, "fingerprints")).count()
-    rejected = spark.read.parquet(os.path.join(config.output, "rejects")).count()
+    out.fingerprints.write.mode(mode).parquet(join(config.output, "fingerprints"))
+    out.rejects.write.mode(mode).parquet(join(config.output, "rejects"))
+    fingerprinted = spark.read.parquet(join(config.output, "fingerprints")).count()
+    rejected = spark.read.parquet(join(config.output, "rejects")).count()
     n_input = docs.count()
     if fingerprinted + rejected != n_input:
         raise RuntimeError(
             f"lost records: {n_input} read, {fingerprinted} fingerprinted, {rejected} rejected"
         )
     summary = Summary(n_input, fingerprinted, rejected, pipeline.id)
-    write_manifest(
-        config.output,
-        {
-            "job": "fingerprint",
-            "neardup_version": __version__,
-            "pipeline": {"id": pipeline.id, "version": pipeline.version},
-            "config": asdict(config),
-            "counts": asdict(summary),
-        },
-    )
+    manifest = {
+        "job": "fingerprint",
+        "neardup_version": __version__,
+        "pipeline": {"id": pipeline.id, "version": pipeline.version},
+        "config": asdict(config),
+        "counts": asdict(summary),
+    }
+    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    store.write_bytes(join(config.output, MANIFEST_NAME), text.encode("utf-8"))
     log.info("fingerprinted %d documents, rejected %d (%s)", fingerprinted, rejected, pipeline.id)
     return summary
 

@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="images.py", description="Cluster near-duplicate images.")
     p.add_argument("--config", help="TOML file (conf/images.toml); flags override it")
     p.add_argument("--input", help="input path (file, directory or glob)")
-    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument(
+        "--output", help="output directory (any filesystem Spark writes: a path or a URI)"
+    )
     p.add_argument("--input-format", dest="input_format", choices=("files", "warc"))
     p.add_argument("-k", type=int, help="max Hamming distance (default 10)")
     p.add_argument("--max-pixels", dest="max_pixels", type=int)
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
     p.add_argument("--max-driver-edges", dest="max_driver_edges", type=int)
     p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+    p.add_argument("--checkpoint-dir", dest="checkpoint_dir", help="reliable lineage cuts here")
     return p
 
 

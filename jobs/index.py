@@ -39,9 +39,11 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, EXACT_KEY, REASON, TEXT
+from neardup_udfs.session import lineage_cuts
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
 from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import exact_key_udf
 
 log = logging.getLogger("neardup.index")
@@ -73,7 +75,8 @@ def run(spark: SparkSession, config: IndexConfig) -> Summary:
     """
     cache = Cache()
     try:
-        return _run(spark, config, cache)
+        with lineage_cuts(spark, config.checkpoint_dir):
+            return _run(spark, config, cache)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
     finally:
@@ -83,7 +86,8 @@ def run(spark: SparkSession, config: IndexConfig) -> Summary:
 def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     summary = Summary(action=config.action, seconds=clock.seconds)
-    exists = index_store.exists(config.index)
+    store = HadoopStorage(spark)
+    exists = index_store.exists(config.index, store)
     if config.action == "build" and exists:
         raise IndexStoreError(f"{config.index!r} already holds an index: use add")
     if config.action != "build" and not exists:
@@ -92,7 +96,7 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
         return _query(spark, config, cache, clock, summary)
 
     pipeline = config.pipeline()
-    previous = index_store.open_index(config.index) if exists else None
+    previous = index_store.open_index(config.index, store) if exists else None
     if previous is not None:
         index_store.check_compatible(previous, pipeline, config.k, config.index)
     manifest = previous or index_store.new_manifest(config.preset_name, pipeline, config.k)
@@ -135,11 +139,12 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
 def _query(
     spark: SparkSession, config: IndexConfig, cache: Cache, clock: StageClock, summary: Summary
 ) -> Summary:
-    manifest = index_store.open_index(config.index)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    manifest = index_store.open_index(config.index, store)
     pipeline = index_store.pipeline_of(manifest)
     summary.pipeline = pipeline.id
     summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
-    begin_output(config.output)
+    begin_output(store, config.output)
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)
         good, n_good, rejects = read.good, read.n_good, read.rejects
@@ -157,12 +162,14 @@ def _query(
         rows.rows_in, rows.rows_out = n_good, summary.results
     with clock.stage("write"):
         write_frames(
+            store,
             config.output,
             {"results": results, "rejects": rejects},
             ("results", "rejects"),
             ("results", "rejects"),
         )
     write_report(
+        store,
         config.output,
         "index-query",
         counts=counts_of(summary, "action"),

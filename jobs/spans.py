@@ -35,6 +35,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
+from neardup_udfs.session import lineage_cuts
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     aligned_spans,
@@ -43,6 +44,7 @@ from neardup_udfs.stages.winnowing import (
     hot_hashes,
     winnow_id,
 )
+from neardup_udfs.storage import HadoopStorage
 
 log = logging.getLogger("neardup.spans")
 
@@ -78,7 +80,8 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
     """
     cache = Cache()
     try:
-        return _run(spark, config, cache)
+        with lineage_cuts(spark, config.checkpoint_dir):
+            return _run(spark, config, cache)
     finally:
         cache.release()
 
@@ -116,7 +119,8 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     mode = "pairs" if config.pairs else "provenance"
     summary = Summary(mode=mode, pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    begin_output(store, config.output)
     k, w = config.k, config.w
 
     with clock.stage("read"):
@@ -167,9 +171,10 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
 
     with clock.stage("write"):
         frames = {"spans": spans, "pair_summary": pair_summary, "rejects": rejects}
-        write_frames(config.output, frames, config.outputs, SPANS_OUTPUTS)
+        write_frames(store, config.output, frames, config.outputs, SPANS_OUTPUTS)
 
     write_report(
+        store,
         config.output,
         "spans",
         counts=counts_of(summary, "mode"),

@@ -266,14 +266,21 @@ def _cmd_cover(args: argparse.Namespace) -> int:
 def _cmd_clusters(args: argparse.Namespace) -> int:
     import pyarrow.parquet as pq
 
-    path = os.path.join(args.output_dir, "clusters")
-    if not os.path.exists(os.path.join(args.output_dir, "_MANIFEST.json")):
+    from neardup_udfs.storage import ArrowStorage, StorageError, join
+
+    try:
+        store = ArrowStorage(args.output_dir)
+    except StorageError as e:
+        print(f"neardup: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if store.kind(join(args.output_dir, "_MANIFEST.json")) != "file":
         print(
             f"neardup: {args.output_dir!r} is not a finished dedup output (no _MANIFEST.json)",
             file=sys.stderr,
         )
         return EXIT_USAGE
-    table = pq.read_table(path).to_pylist()
+    path = store.path(join(args.output_dir, "clusters"))
+    table = pq.read_table(path, filesystem=store.fs).to_pylist()
     score = "distance" if table and "distance" in table[0] else "similarity"
     families: dict[str, list[dict[str, Any]]] = {}
     for row in table:

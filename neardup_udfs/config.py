@@ -63,6 +63,7 @@ class InputConfig:
     max_text_bytes: int = 10_000_000
     html_extractor: str = "raw"  # warc/wet: raw | resiliparse
     warc_content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
+    checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
 
     def warc_options(self) -> WarcOptions:
         """How WARC/WET records become documents under this config."""
@@ -419,6 +420,7 @@ class ImagesConfig:
     max_driver_edges: int = 200_000
     warc_content_types: tuple[str, ...] = IMAGE_CONTENT_TYPES
     outputs: tuple[str, ...] = ("clusters", "hashes", "rejects")
+    checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
 
     def warc_options(self) -> WarcOptions:
         """How WARC records become images under this config."""

@@ -19,10 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from neardup_udfs.index_store import IndexManifest, IndexStoreError, filesystem, open_index
+from neardup_udfs.index_store import IndexManifest, IndexStoreError, open_index
 from neardup_udfs.kernels import lsh
 from neardup_udfs.kernels.hamming_index import Index, Match, block_keys
 from neardup_udfs.kernels.lsh_forest import Forest
+from neardup_udfs.storage import ArrowStorage, StorageError
 
 __all__ = [
     "LocalIndex",
@@ -137,8 +138,12 @@ class LocalIndex:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.manifest: IndexManifest = open_index(path)
-        self._fs, root = filesystem(path)
+        try:
+            store = ArrowStorage(path)
+        except StorageError as e:
+            raise IndexStoreError(str(e)) from None
+        self.manifest: IndexManifest = open_index(path, store)
+        self._fs, root = store.fs, store.path(path)
         # an empty batch (every document of its crawl was a duplicate) has no files to read
         dirs = [posixpath.join(root, b.dir) for b in self.manifest.batches if b.documents]
         self._keys = [self._dataset(posixpath.join(d, "keys"), "hive") for d in dirs]

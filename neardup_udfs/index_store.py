@@ -1,6 +1,7 @@
 """The persistent index's layout and manifest: what an index holds and how a batch commits.
 
-An index is a directory (local, HDFS or S3: any filesystem pyarrow and Spark both read)::
+An index is a directory on any filesystem of the storage layer (``storage``: Hadoop's in
+the jobs, pyarrow's in the CLI)::
 
     DIR/_INDEX.json                       the manifest: pipeline, LSH shape, committed batches
     DIR/batches/<NNNNN>-<nonce>/docs/     seq, doc_id, exact_key, fingerprint | signature
@@ -15,19 +16,15 @@ leaves the index as it was. No Spark here: the CLI reads indexes without a JVM.
 from __future__ import annotations
 
 import json
-import os
-import posixpath
 import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.fs as pafs
-
 from neardup_udfs import __version__
 from neardup_udfs.presets import Pipeline, resolve
+from neardup_udfs.storage import ArrowStorage, Storage, StorageError, join
 
 __all__ = [
     "EXACT_BAND",
@@ -41,7 +38,6 @@ __all__ = [
     "commit",
     "describe",
     "exists",
-    "filesystem",
     "new_manifest",
     "next_batch",
     "open_index",
@@ -188,36 +184,32 @@ def check_compatible(manifest: IndexManifest, pipeline: Pipeline, k: int, where:
         )
 
 
-def filesystem(path: str) -> tuple[pafs.FileSystem, str]:
-    """The pyarrow filesystem of ``path`` (a local path or a URI) and the path within it."""
-    if "://" not in path:
-        return pafs.LocalFileSystem(), os.path.abspath(path)
+def _storage(path: str, storage: Storage | None) -> Storage:
+    """``storage``, or pyarrow's filesystem of ``path`` (the CLI, no JVM)."""
+    if storage is not None:
+        return storage
     try:
-        return pafs.FileSystem.from_uri(path)
-    except (pa.ArrowInvalid, OSError) as e:
+        return ArrowStorage(path)
+    except StorageError as e:
         raise IndexStoreError(f"cannot open index location {path!r}: {e}") from None
 
 
-def _read_text(fs: pafs.FileSystem, path: str) -> str | None:
-    info = fs.get_file_info(path)
-    if info.type == pafs.FileType.NotFound:
-        return None
-    with fs.open_input_stream(path) as fh:
-        return bytes(fh.read()).decode("utf-8")
+def _read_text(store: Storage, path: str) -> str | None:
+    data = store.read_bytes(path)
+    return None if data is None else data.decode("utf-8")
 
 
-def open_index(path: str) -> IndexManifest:
-    """The manifest of the index at ``path``; IndexStoreError when there is none."""
-    fs, root = filesystem(path)
-    text = _read_text(fs, posixpath.join(root, MANIFEST))
+def open_index(path: str, storage: Storage | None = None) -> IndexManifest:
+    """The manifest of the index at ``path``; IndexStoreError when there is none.
+    ``storage``: the filesystem layer to read it with (default: pyarrow's for ``path``)."""
+    text = _read_text(_storage(path, storage), join(path, MANIFEST))
     if text is None:
         raise IndexStoreError(f"no index at {path!r} (no {MANIFEST}): build one first")
     return IndexManifest.from_json(text, f"{path}/{MANIFEST}")
 
 
-def exists(path: str) -> bool:
-    fs, root = filesystem(path)
-    return fs.get_file_info(posixpath.join(root, MANIFEST)).type != pafs.FileType.NotFound
+def exists(path: str, storage: Storage | None = None) -> bool:
+    return _storage(path, storage).kind(join(path, MANIFEST)) is not None
 
 
 def next_batch(manifest: IndexManifest, batch_id: str) -> tuple[int, str]:
@@ -234,7 +226,12 @@ def seq_base(number: int) -> int:
     return number << _BATCH_BITS
 
 
-def commit(path: str, previous: IndexManifest | None, manifest: IndexManifest) -> IndexManifest:
+def commit(
+    path: str,
+    previous: IndexManifest | None,
+    manifest: IndexManifest,
+    storage: Storage | None = None,
+) -> IndexManifest:
     """Make ``manifest`` the index's manifest, as one rename, if the index still has
     ``previous`` (None: no index yet); returns the committed manifest.
 
@@ -242,9 +239,9 @@ def commit(path: str, previous: IndexManifest | None, manifest: IndexManifest) -
         IndexStoreError: another writer committed since ``previous`` was read (nothing
             changes; retry the add).
     """
-    fs, root = filesystem(path)
-    target = posixpath.join(root, MANIFEST)
-    current = _read_text(fs, target)
+    store = _storage(path, storage)
+    target = join(path, MANIFEST)
+    current = _read_text(store, target)
     now = None if current is None else IndexManifest.from_json(current, target)
     if (now is None) != (previous is None) or (
         now is not None and previous is not None and now.generation != previous.generation
@@ -254,27 +251,23 @@ def commit(path: str, previous: IndexManifest | None, manifest: IndexManifest) -
             "nothing was committed; run the add again"
         )
     new = replace(manifest, generation=(previous.generation if previous else 0) + 1)
-    fs.create_dir(root, recursive=True)
-    tmp = posixpath.join(root, f".{MANIFEST}.{uuid.uuid4().hex[:12]}.tmp")
-    with fs.open_output_stream(tmp) as fh:
-        fh.write(new.to_json().encode("utf-8"))
-    fs.move(tmp, target)
+    store.write_bytes(target, new.to_json().encode("utf-8"))
     return new
 
 
-def remove_uncommitted(path: str, manifest: IndexManifest | None) -> list[str]:
+def remove_uncommitted(
+    path: str, manifest: IndexManifest | None, storage: Storage | None = None
+) -> list[str]:
     """Delete batch directories no committed manifest lists (left by crashed adds); returns
     them. Assumes one writer at a time."""
-    fs, root = filesystem(path)
+    store = _storage(path, storage)
     listed = {b.dir for b in manifest.batches} if manifest else set()
-    base = posixpath.join(root, "batches")
-    if fs.get_file_info(base).type == pafs.FileType.NotFound:
-        return []
+    base = join(path, "batches")
     removed = []
-    for info in fs.get_file_info(pafs.FileSelector(base)):
-        rel = f"batches/{info.base_name}"
-        if info.type == pafs.FileType.Directory and rel not in listed:
-            fs.delete_dir(info.path)
+    for name in store.list(base):
+        rel = f"batches/{name}"
+        if rel not in listed and store.kind(join(base, name)) == "dir":
+            store.delete(join(base, name))
             removed.append(rel)
     return sorted(removed)
 

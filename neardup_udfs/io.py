@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import urllib.parse
-from collections.abc import Iterator, Mapping
-from typing import IO, Any
+from collections.abc import Iterator
+from typing import IO
 
 import pandas as pd
 from pyspark.errors import AnalysisException
@@ -18,15 +17,16 @@ from neardup_udfs.warc import WarcOptions, record_batches
 
 __all__ = [
     "INPUT_FORMATS",
+    "MANIFEST_NAME",
     "InputError",
     "open_uri",
     "read_documents",
     "read_input",
     "read_warc",
-    "write_manifest",
 ]
 
 INPUT_FORMATS = ("text", "jsonl", "parquet", "warc", "wet")
+MANIFEST_NAME = "_MANIFEST.json"  # the success marker every job writes last
 WARC_FORMATS = ("warc", "wet")
 
 
@@ -174,15 +174,3 @@ def open_uri(uri: str) -> tuple[IO[bytes], int]:
     filesystem, inner = fs.FileSystem.from_uri(target)
     stream = filesystem.open_input_file(inner)
     return stream, stream.size()
-
-
-def write_manifest(output_dir: str, manifest: Mapping[str, Any]) -> str:
-    """Write ``_MANIFEST.json`` into a local output directory (last, so it marks completion)."""
-    path = os.path.join(output_dir, "_MANIFEST.json")
-    os.makedirs(output_dir, exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, path)
-    return path

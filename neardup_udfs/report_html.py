@@ -45,11 +45,9 @@ import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -59,6 +57,7 @@ import pyarrow.dataset as ds
 
 from neardup_udfs.kernels import winnow
 from neardup_udfs.presets import get_preset, preset_names
+from neardup_udfs.storage import ArrowStorage, Storage, StorageError, join
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -85,6 +84,7 @@ WINNOW_W = 16
 HOT_BUCKETS_SHOWN = 20
 STAGES = (
     "read",
+    "normalize",
     "exact",
     "fingerprint",
     "candidates",
@@ -95,6 +95,8 @@ STAGES = (
     "components",  # reports of runs before the cluster stage
     "select",
     "write",
+    "report",
+    "update-index",
 )
 SIMILARITY_STEPS = 10_000
 """Similarities are counted rounded to 1/10,000 (fine enough to keep MinHash's 1/k steps)."""
@@ -115,38 +117,54 @@ class ReportError(ValueError):
 # --- reading the output directory -----------------------------------------------------------------
 
 
-def _load_report(directory: Path) -> dict[str, Any]:
+class _Output:
+    """An output directory read through pyarrow's filesystem of its path or URI."""
+
+    def __init__(self, location: str | os.PathLike[str]) -> None:
+        self.shown = str(location)
+        try:
+            self.store = ArrowStorage(self.shown)
+        except StorageError as e:
+            raise ReportError(str(e)) from None
+
+    def path(self, name: str) -> str:
+        return self.store.path(join(self.shown, name))
+
+    def __str__(self) -> str:
+        return self.shown
+
+
+def _load_report(out: _Output) -> dict[str, Any]:
     """report.json as a dict; ReportError naming the directory when missing or unreadable."""
-    path = directory / REPORT_JSON
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(
-            f"{str(directory)!r} has no {REPORT_JSON} (not a dedup output?)"
-        ) from None
+        raw = out.store.read_bytes(join(out.shown, REPORT_JSON))
+        if raw is None:
+            raise ReportError(f"{out.shown!r} has no {REPORT_JSON} (not a dedup output?)")
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ReportError(f"cannot read {REPORT_JSON} in {str(directory)!r}: {e}") from e
+        raise ReportError(f"cannot read {REPORT_JSON} in {out.shown!r}: {e}") from e
     if not isinstance(data, dict):
-        raise ReportError(f"{REPORT_JSON} in {str(directory)!r} is not a JSON object")
+        raise ReportError(f"{REPORT_JSON} in {out.shown!r} is not a JSON object")
     return data
 
 
-def _dataset(path: Path) -> ds.Dataset | None:
-    """The parquet dataset at ``path`` (None when absent); ReportError when unreadable."""
-    if not path.exists():
+def _dataset(out: _Output, name: str) -> ds.Dataset | None:
+    """The parquet dataset ``name`` of the output (None when absent); ReportError when
+    unreadable."""
+    if out.store.kind(join(out.shown, name)) is None:
         return None
     try:
-        return ds.dataset(path, format="parquet")
+        return ds.dataset(out.path(name), format="parquet", filesystem=out.store.fs)
     except (OSError, pa.ArrowException) as e:
-        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+        raise ReportError(f"cannot read parquet {join(out.shown, name)!r}: {e}") from e
 
 
-def _read(dataset: ds.Dataset, columns: Sequence[str], path: Path) -> pa.Table:
+def _read(dataset: ds.Dataset, columns: Sequence[str], path: str) -> pa.Table:
     """The given columns of ``dataset``; ReportError naming ``path`` on failure."""
     try:
         return dataset.to_table(columns=list(columns))
     except (OSError, pa.ArrowException) as e:
-        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+        raise ReportError(f"cannot read parquet {path!r}: {e}") from e
 
 
 def _score_column(dataset: ds.Dataset) -> str | None:
@@ -175,6 +193,38 @@ class Scores:
     total: float = 0.0
     counts: npt.NDArray[np.int64] | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """What report.json stores (``scores``): the summary with its nonzero bins."""
+        counts = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
+        steps = np.flatnonzero(counts)
+        return {
+            "metric": self.metric,
+            "source": self.source,
+            "count": self.count,
+            "low": self.low if self.count else None,
+            "high": self.high if self.count else None,
+            "total": self.total,
+            "steps": steps.tolist(),
+            "counts": counts[steps].tolist(),
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Scores:
+        """The summary :meth:`to_json` (or the job's Spark aggregate) stored."""
+        steps = np.asarray(data.get("steps") or [], dtype=np.int64)
+        counts = np.zeros(int(steps.max()) + 1 if len(steps) else 0, dtype=np.int64)
+        counts[steps] = np.asarray(data.get("counts") or [], dtype=np.int64)
+        count = int(data.get("count") or 0)
+        return Scores(
+            str(data["metric"]),
+            str(data.get("source", "")),
+            count,
+            float(data["low"]) if count else math.inf,
+            float(data["high"]) if count else -math.inf,
+            float(data.get("total") or 0.0),
+            counts,
+        )
+
     def add(self, values: F64) -> None:
         """Fold a batch of finite values into the summary."""
         if len(values) == 0:
@@ -200,14 +250,14 @@ def _finite(column: pa.Array | pa.ChunkedArray) -> F64:
 
 
 def _scan_scores(
-    path: Path, source: str, members_only: bool, metric_hint: str
+    out: _Output, name: str, source: str, members_only: bool, metric_hint: str
 ) -> tuple[str, Scores | None]:
-    """(metric, summary) of the score column of the dataset at ``path``, one batch at a time.
+    """(metric, summary) of the score column of dataset ``name``, one batch at a time.
 
     ``members_only`` skips representatives (clusters/). The summary is None when the dataset
     is absent, has no score column or holds no finite score; the metric is then the hint.
     """
-    dataset = _dataset(path)
+    dataset = _dataset(out, name)
     metric = _score_column(dataset) if dataset is not None else None
     if dataset is None or metric is None:
         return metric_hint, None
@@ -217,25 +267,33 @@ def _scan_scores(
         for batch in dataset.to_batches(columns=[metric], filter=where):
             scores.add(_finite(batch.column(0)))
     except (OSError, pa.ArrowException) as e:
-        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+        raise ReportError(f"cannot read parquet {join(out.shown, name)!r}: {e}") from e
     return metric, scores if scores.count else None
 
 
-def _read_scores(directory: Path, config: Mapping[str, Any]) -> tuple[str, Scores | None]:
-    """Scores of the verified pairs (pairs/), else of the cluster members (clusters/)."""
-    metric, scores = _scan_scores(
-        directory / "pairs", "verified pairs (pairs/)", False, _default_metric(config)
+def _read_scores(
+    out: _Output, report: Mapping[str, Any], config: Mapping[str, Any]
+) -> tuple[str, Scores | None]:
+    """The scores report.json carries (the job's Spark aggregate of the verified pairs);
+    for an output written before it did, a scan of pairs/, else of clusters/ members."""
+    stored = report.get("scores")
+    if isinstance(stored, Mapping) and stored.get("metric"):
+        scores = Scores.from_json(stored)
+        return scores.metric, scores if scores.count else None
+    metric, found = _scan_scores(
+        out, "pairs", "verified pairs (pairs/)", False, _default_metric(config)
     )
-    if scores is not None:
-        return metric, scores
+    if found is not None:
+        return metric, found
     source = "cluster members vs. their representative (clusters/)"
-    return _scan_scores(directory / "clusters", source, True, metric)
+    return _scan_scores(out, "clusters", source, True, metric)
 
 
-def _cluster_sizes(directory: Path, ids: Sequence[str]) -> dict[str, int]:
-    """Number of documents of each of the clusters ``ids`` according to clusters/."""
-    path = directory / "clusters"
-    dataset = _dataset(path)
+def _cluster_sizes(out: _Output, ids: Sequence[str]) -> dict[str, int]:
+    """Number of documents of each of the clusters ``ids`` according to clusters/ (outputs
+    whose samples/ predate its ``cluster_size`` column)."""
+    path = join(out.shown, "clusters")
+    dataset = _dataset(out, "clusters")
     if dataset is None or not ids:
         return {}
     try:
@@ -243,7 +301,7 @@ def _cluster_sizes(directory: Path, ids: Sequence[str]) -> dict[str, int]:
             columns=["cluster_id"], filter=ds.field("cluster_id").isin(list(ids))
         )
     except (OSError, pa.ArrowException) as e:
-        raise ReportError(f"cannot read parquet {str(path)!r}: {e}") from e
+        raise ReportError(f"cannot read parquet {path!r}: {e}") from e
     counts = table.group_by("cluster_id").aggregate([("cluster_id", "count")])
     return dict(
         zip(
@@ -266,33 +324,46 @@ class Doc:
 
 @dataclass
 class Sample:
-    """One cluster of ``samples/``: its representative (if present) and members."""
+    """One cluster of ``samples/``: its representative (if present), members and size."""
 
     cluster_id: str
     representative: Doc | None
     members: list[Doc]
+    size: int | None = None  # the whole cluster's members (samples/ ``cluster_size``)
 
 
 _SAMPLE_COLUMNS = ("cluster_id", "doc_id", "is_representative", "text")
+Samples = tuple[str | None, list[Sample]]
 
 
-def _read_samples(directory: Path) -> tuple[str | None, list[Sample]] | None:
+def _score_name(names: Sequence[str]) -> str | None:
+    return next((n for n in ("similarity", "distance") if n in names), None)
+
+
+def _read_samples(out: _Output) -> Samples | None:
     """(metric, clusters) from ``samples/``; None when the job wrote no samples."""
-    path = directory / "samples"
-    dataset = _dataset(path)
+    dataset = _dataset(out, "samples")
     if dataset is None:
         return None
+    path = join(out.shown, "samples")
     names = dataset.schema.names
     missing = [c for c in _SAMPLE_COLUMNS if c not in names]
     if missing:
-        raise ReportError(f"samples {str(path)!r} lacks column(s) {', '.join(missing)}")
-    metric = _score_column(dataset)
-    extra = [c for c in (metric, "truncated") if c is not None and c in names]
-    rows = _read(dataset, [*_SAMPLE_COLUMNS, *extra], path).to_pylist()
+        raise ReportError(f"samples {path!r} lacks column(s) {', '.join(missing)}")
+    metric = _score_name(names)
+    extra = [c for c in (metric, "truncated", "cluster_size") if c is not None and c in names]
+    return samples_of(_read(dataset, [*_SAMPLE_COLUMNS, *extra], path))
+
+
+def samples_of(table: pa.Table) -> Samples:
+    """(metric, clusters) of a samples table (``stages.samples.sample_clusters``' rows: the
+    job hands them over collected, the CLI reads them from samples/)."""
+    metric = _score_name(table.schema.names)
     groups: dict[str, Sample] = {}
-    for row in rows:
+    for row in table.to_pylist():
         cid = str(row["cluster_id"])
-        sample = groups.setdefault(cid, Sample(cid, None, []))
+        size = row.get("cluster_size")
+        sample = groups.setdefault(cid, Sample(cid, None, [], None if size is None else int(size)))
         score = row.get(metric) if metric else None
         doc = Doc(
             str(row["doc_id"]),
@@ -813,7 +884,7 @@ def _cluster_view(sample: Sample, size: int, metric: str | None, index: int) -> 
     )
 
 
-def _side_by_side(directory: Path, samples: tuple[str | None, list[Sample]] | None) -> str:
+def _side_by_side(out: _Output | None, samples: Samples | None) -> str:
     """Section 4: sample clusters side by side (or why there are none)."""
     title = "Clusters side by side"
     if samples is None:
@@ -823,9 +894,12 @@ def _side_by_side(directory: Path, samples: tuple[str | None, list[Sample]] | No
         )
         return _section("clusters", title, note)
     metric, groups = samples
-    sizes = _cluster_sizes(directory, [s.cluster_id for s in groups])
+    unsized = [s.cluster_id for s in groups if s.size is None]
+    sizes = _cluster_sizes(out, unsized) if unsized and out is not None else {}
 
     def size(s: Sample) -> int:
+        if s.size is not None:
+            return s.size
         return sizes.get(s.cluster_id, len(s.members) + (s.representative is not None))
 
     groups = sorted(groups, key=lambda s: (-size(s), s.cluster_id))
@@ -1005,18 +1079,30 @@ def _page(
 def build_report(output_dir: str | os.PathLike[str]) -> str:
     """The HTML of ``report.html`` for a dedup output directory (nothing is written).
 
-    Reads ``report.json`` (required) and the optional ``clusters/``, ``pairs/`` and
-    ``samples/`` parquet datasets. The page is self-contained: plots are inline PNG data
-    URIs, the CSS is inline, there are no scripts and no external URLs; every document text,
-    id and config value is HTML-escaped. Raises :class:`ReportError` naming the directory
-    when ``report.json`` is missing, unreadable or not a JSON object, or naming the dataset
-    when a parquet dataset cannot be read.
+    Reads ``report.json`` (required) and the optional ``samples/`` parquet dataset through
+    pyarrow's filesystem of the path or URI (an output written before report.json carried
+    ``scores`` and samples/ ``cluster_size``: pairs/ or clusters/ too). The page is
+    self-contained: plots are inline PNG data URIs, the CSS is inline, there are no scripts
+    and no external URLs; every document text, id and config value is HTML-escaped. Raises
+    :class:`ReportError` naming the directory when ``report.json`` is missing, unreadable or
+    not a JSON object, naming the dataset when a parquet dataset cannot be read, and naming
+    the scheme when pyarrow cannot open it.
     """
-    directory = Path(output_dir)
-    report = _load_report(directory)
+    out = _Output(output_dir)
+    report = _load_report(out)
+    metric, scores = _read_scores(out, report, _config_of(report))
+    return _build(report, metric, scores, _read_samples(out), out)
+
+
+def _build(
+    report: Mapping[str, Any],
+    metric: str,
+    scores: Scores | None,
+    samples: Samples | None,
+    out: _Output | None,
+    where: str | None = None,
+) -> str:
     config = _config_of(report)
-    metric, scores = _read_scores(directory, config)
-    samples = _read_samples(directory)
     method = config.get("method") or ("simhash" if metric == "distance" else "minhash")
     index = _index(report)
     sections = [
@@ -1024,33 +1110,46 @@ def build_report(output_dir: str | os.PathLike[str]) -> str:
         *([index] if index is not None else []),
         _timings(_stages(report.get("seconds"))),
         _plots(report, metric, scores),
-        _side_by_side(directory, samples),
+        _side_by_side(out, samples),
         _hot_buckets(report),
         _config(report),
     ]
-    subtitle = f"{method} deduplication of {config.get('input', '?')} → {directory}"
+    shown = where if where is not None else str(out)
+    subtitle = f"{method} deduplication of {config.get('input', '?')} → {shown}"
     extra = [("index", "Index")] if index is not None else []
     return _page("neardup report", subtitle, sections, extra)
 
 
-def write_report_html(output_dir: str | os.PathLike[str]) -> Path:
-    """Write ``report.html`` next to ``report.json`` in ``output_dir``; return its path.
+def write_report_html(output_dir: str | os.PathLike[str]) -> str:
+    """Write ``report.html`` next to ``report.json`` in ``output_dir`` (a path or a URI
+    pyarrow opens); return its location.
 
-    The page (:func:`build_report`) is written to a temporary file in the same directory and
-    moved into place with :func:`os.replace`, so readers never see a partial file. Raises
+    The page (:func:`build_report`) is written under a temporary name in the same directory
+    and renamed into place, so readers never see a partial file. Raises
     :class:`ReportError` as :func:`build_report` does; nothing is written then.
     """
-    directory = Path(output_dir)
-    page = build_report(directory)
-    target = directory / REPORT_HTML
-    fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".html.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(page)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    page = build_report(output_dir)
+    target = join(str(output_dir), REPORT_HTML)
+    _Output(output_dir).store.write_bytes(target, page.encode("utf-8"))
     return target
+
+
+def report_page(samples: pa.Table | None) -> Callable[[Storage, str, dict[str, Any]], str]:
+    """A job's ``report.html`` writer (``runtime.write_report``'s page): built from the
+    report itself (its ``scores``, histogram, bands, hot buckets) and ``samples`` (the
+    samples frame collected: a bounded number of rows), written through the job's storage.
+    The driver reads no output."""
+
+    def write_report_html(store: Storage, output: str, report: dict[str, Any]) -> str:
+        config = _config_of(report)
+        stored = report.get("scores")
+        scores = Scores.from_json(stored) if isinstance(stored, Mapping) else None
+        metric = scores.metric if scores is not None else _default_metric(config)
+        found = samples_of(samples) if samples is not None else None
+        page = _build(report, metric, scores if scores and scores.count else None, found,
+                      None, output)  # fmt: skip
+        target = join(output, REPORT_HTML)
+        store.write_bytes(target, page.encode("utf-8"))
+        return target
+
+    return write_report_html

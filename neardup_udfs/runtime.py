@@ -7,7 +7,6 @@ import argparse
 import json
 import logging
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -20,10 +19,11 @@ from pyspark.sql import functions as F
 
 from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, ImagesConfig, InputConfig
-from neardup_udfs.io import INPUT_FORMATS, InputError, read_input, write_manifest
+from neardup_udfs.io import INPUT_FORMATS, MANIFEST_NAME, InputError, read_input
 from neardup_udfs.schemas import LOST_BYTES, REASON
 from neardup_udfs.session import fit_shuffle_partitions
 from neardup_udfs.stages.rejects import split_rejects
+from neardup_udfs.storage import Storage, join
 
 __all__ = [
     "Cache",
@@ -178,22 +178,26 @@ def input_stats(
     return stats
 
 
-def begin_output(output: str) -> None:
-    """Remove a previous run's ``_MANIFEST.json``: a run that fails leaves no success marker."""
-    manifest = os.path.join(output, "_MANIFEST.json")
-    if os.path.exists(manifest):
-        os.remove(manifest)
+def begin_output(store: Storage, output: str) -> None:
+    """Remove a previous run's ``_MANIFEST.json`` from ``output`` (through ``store``): a run
+    that fails leaves no success marker."""
+    store.delete(join(output, MANIFEST_NAME))
 
 
 def write_frames(
-    output: str, frames: Mapping[str, DataFrame], wanted: Iterable[str], every: Iterable[str]
+    store: Storage,
+    output: str,
+    frames: Mapping[str, DataFrame],
+    wanted: Iterable[str],
+    every: Iterable[str],
 ) -> None:
-    """Write the ``wanted`` frames as parquet under ``output``, after removing every output
-    directory the job can write (``every``), so a rerun never leaves stale outputs behind."""
+    """Write the ``wanted`` frames as parquet under ``output``, after removing (through
+    ``store``) every output directory the job can write (``every``), so a rerun never leaves
+    stale outputs behind."""
     for name in every:
-        shutil.rmtree(os.path.join(output, name), ignore_errors=True)
+        store.delete(join(output, name))
     for name in wanted:
-        frames[name].write.mode("overwrite").parquet(os.path.join(output, name))
+        frames[name].write.mode("overwrite").parquet(join(output, name))
 
 
 class LostRecords(RuntimeError):
@@ -206,7 +210,9 @@ def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
     Every flag defaults to None (= not given), so the config file's value stands."""
     p.add_argument("--config", help=f"TOML file ({config_file}); flags override it")
     p.add_argument("--input", help="input path (file, directory or glob)")
-    p.add_argument("--output", help="output directory (local filesystem)")
+    p.add_argument(
+        "--output", help="output directory (any filesystem Spark writes: a path or a URI)"
+    )
     p.add_argument("--input-format", dest="input_format", choices=INPUT_FORMATS)
     p.add_argument("--id-col", dest="id_col", help="id column (default: file URI:record index)")
     p.add_argument("--text-col", dest="text_col")
@@ -221,9 +227,16 @@ def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
         help="warc/wet media types read as documents (comma-separated)",
     )
     p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+    p.add_argument(
+        "--checkpoint-dir",
+        dest="checkpoint_dir",
+        help="lineage cuts as reliable checkpoints here (a path or URI every executor reaches); "
+        "default: spark.checkpoint.dir, else local checkpoints",
+    )
 
 
 def write_report(
+    store: Storage,
     output: str,
     job: str,
     *,
@@ -231,11 +244,12 @@ def write_report(
     seconds: Mapping[str, float],
     pipeline: tuple[str, str],
     config: InputConfig | ImagesConfig,
-    pages: Sequence[Callable[[str], object]] = (),
+    pages: Sequence[Callable[[Storage, str, dict[str, Any]], object]] = (),
     **extra: Any,
 ) -> None:
-    """``report.json``, then each of ``pages`` (called with ``output``: e.g. report.html),
-    then ``_MANIFEST.json`` (the success marker) with the same content as report.json: the
+    """``report.json``, then each of ``pages`` (called with ``store``, ``output`` and the
+    report: e.g. report.html), then ``_MANIFEST.json`` (the success marker), all through
+    ``store``, the manifest with the same content as report.json: the
     counts, seconds per stage, pipeline id and version, the config, the package version, and
     ``extra`` keys. A page that raises is logged and listed under ``page_errors`` in the
     manifest; the run still succeeds, since every output is already written (``neardup
@@ -248,19 +262,21 @@ def write_report(
         "neardup_version": __version__,
         **extra,
     }
-    os.makedirs(output, exist_ok=True)
-    with open(os.path.join(output, "report.json"), "w", encoding="utf-8") as fh:
-        json.dump(report, fh, indent=2, sort_keys=True)
-        fh.write("\n")
+    store.write_bytes(join(output, "report.json"), _json_bytes(report))
     failed = []
     for page in pages:
         try:
-            page(output)
+            page(store, output, report)
         except Exception as e:  # a page is a view of outputs already written: never lose them
             name = getattr(page, "__name__", repr(page))
             _log.error("%s failed (%s: %s); the outputs are complete", name, type(e).__name__, e)
             failed.append(f"{name}: {type(e).__name__}: {e}")
-    write_manifest(output, {"job": job, **report, **({"page_errors": failed} if failed else {})})
+    manifest = {"job": job, **report, **({"page_errors": failed} if failed else {})}
+    store.write_bytes(join(output, MANIFEST_NAME), _json_bytes(manifest))
+
+
+def _json_bytes(data: Mapping[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def job_main(

@@ -20,6 +20,7 @@ SEQ = "seq"  # bigint: an indexed document's position (batch number << 32 | rank
 INDEXED_ID = "indexed_id"  # the doc_id of an indexed document a new one duplicates
 LEADER = "leader"  # the exact-duplicate group's representative for LSH (its smallest doc_id)
 SIGNATURE = "signature"  # array<bigint>: a MinHash signature
+CLUSTER_SIZE = "cluster_size"  # samples/: the documents of the sampled cluster
 BAND = "band"
 KEY = "key"  # bigint band key (MinHash) or block value (SimHash)
 CHUNK = "chunk"  # int: the part of a hot bucket a group holds (0 for an ordinary bucket)

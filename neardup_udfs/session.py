@@ -1,16 +1,26 @@
 """What a run asks of its Spark session: shuffle partitions fitted to the input when nobody
-chose them, and a count of the Spark jobs the run launched (report.json's ``spark``)."""
+chose them, lineage cuts that survive a lost executor where a checkpoint directory is set,
+and a count of the Spark jobs the run launched (report.json's ``spark``)."""
 
 from __future__ import annotations
 
 import logging
 import math
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["BYTES_PER_PARTITION", "JobCount", "SHUFFLE_PARTITIONS", "fit_shuffle_partitions"]
+__all__ = [
+    "BYTES_PER_PARTITION",
+    "JobCount",
+    "SHUFFLE_PARTITIONS",
+    "cut",
+    "fit_shuffle_partitions",
+    "lineage_cuts",
+]
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 _SPARK_DEFAULT = "200"
@@ -83,3 +93,34 @@ class JobCount:
         for key, value in zip(_GROUP_KEYS, self._previous, strict=True):
             sc.setLocalProperty(key, value)  # type: ignore[arg-type]  # None removes it
         self._previous = None
+
+
+@contextmanager
+def lineage_cuts(spark: SparkSession, checkpoint_dir: str | None) -> Iterator[dict[str, object]]:
+    """For the ``with`` block: the session's checkpoint directory is ``checkpoint_dir`` when
+    given (else Spark's own ``spark.checkpoint.dir``, if set, stands), and the previous one
+    again afterwards. Yields what report.json records: ``lineage_cuts`` (``"checkpoint"``:
+    reliable checkpoints in ``checkpoint_dir``, which survive the loss of the executor that
+    computed them; ``"local"``: local checkpoints, kept on the executors)."""
+    sc = spark.sparkContext
+    before = sc.getCheckpointDir()
+    if checkpoint_dir:
+        sc.setCheckpointDir(checkpoint_dir)
+    where = sc.getCheckpointDir()
+    try:
+        if where:
+            yield {"lineage_cuts": "checkpoint", "checkpoint_dir": where}
+        else:
+            yield {"lineage_cuts": "local"}
+    finally:
+        if checkpoint_dir:  # no public setter takes None: the context's own field
+            previous = sc._jvm.scala.Option.apply(before)  # type: ignore[union-attr]
+            getattr(sc._jsc.sc(), "checkpointDir_$eq")(previous)
+
+
+def cut(df: DataFrame) -> DataFrame:
+    """``df`` computed now, with its lineage cut: a reliable checkpoint when the session
+    has a checkpoint directory (:func:`lineage_cuts`), a local checkpoint otherwise."""
+    if df.sparkSession.sparkContext.getCheckpointDir():
+        return df.checkpoint(eager=True)
+    return df.localCheckpoint(eager=True)

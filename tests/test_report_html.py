@@ -468,8 +468,8 @@ def test_write_report_html_replaces_atomically(tmp_path: Path) -> None:
     root = make_output(tmp_path / "out", {"a": [("b", 0.9)]})
     (root / "report.html").write_text("old")
     path = write_report_html(root)
-    assert path == root / "report.html"
-    assert path.read_text(encoding="utf-8") == build_report(root)
+    assert path == str(root / "report.html")
+    assert Path(path).read_text(encoding="utf-8") == build_report(root)
     assert sorted(p.name for p in root.iterdir() if p.is_file()) == ["report.html", "report.json"]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from neardup_udfs import runtime
+from neardup_udfs.storage import ArrowStorage
 
 
 def test_stage_clock_logs_start_and_done_with_rows(caplog: pytest.LogCaptureFixture) -> None:
@@ -99,19 +100,25 @@ class _Settings:
 def test_a_failing_page_is_logged_and_the_manifest_still_written(
     tmp_path: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def report_html(output: str) -> None:
+    def report_html(store: Any, output: str, report: dict[str, Any]) -> None:
         raise ValueError("no plot today")
 
     seen: list[str] = []
+
+    def view(store: Any, output: str, report: dict[str, Any]) -> None:
+        seen.append(output)
+        assert report["counts"] == {"input": 3}  # the page gets the report it views
+
     with caplog.at_level(logging.ERROR, logger="neardup.runtime"):
         runtime.write_report(
+            ArrowStorage(str(tmp_path)),
             str(tmp_path),
             "dedup",
             counts={"input": 3},
             seconds={"read": 1.0},
             pipeline=("p/1", "p/1"),
             config=_Settings(),  # type: ignore[arg-type]
-            pages=[report_html, seen.append],
+            pages=[report_html, view],
         )
     manifest = json.loads((tmp_path / "_MANIFEST.json").read_text())
     assert manifest["page_errors"] == ["report_html: ValueError: no plot today"]

@@ -1,17 +1,22 @@
-"""``neardup_udfs.session``: shuffle partitions fitted to the input, Spark jobs counted."""
+"""``neardup_udfs.session``: shuffle partitions fitted to the input, lineage cuts, Spark jobs
+counted."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from neardup_udfs import session
+from neardup_udfs.config import load_config
+from neardup_udfs.runs import dedup as dedup_run
 from neardup_udfs.session import SHUFFLE_PARTITIONS, JobCount, fit_shuffle_partitions
 from tests.spark_settings import spark_conf
 
 pytestmark = pytest.mark.spark
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_chosen_count_stands(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -58,3 +63,25 @@ def test_jobs_are_counted_in_a_group_of_their_own(spark) -> None:  # type: ignor
     assert jobs.count(spark) == 3
     sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
     sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
+
+
+def test_reliable_lineage_cuts_where_a_checkpoint_directory_is_set(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """checkpoint_dir: every cut of the run is a reliable checkpoint there (files appear),
+    the report says so, the clusters equal those of local cuts, and the session's own
+    checkpoint directory is given back afterwards."""
+    before = spark.sparkContext.getCheckpointDir()
+    runs = {}
+    for name, where in (("local", None), ("checkpoint", str(tmp_path / "ck"))):
+        out = tmp_path / name
+        cfg = load_config(
+            input=str(ROOT / "samples"), output=str(out), checkpoint_dir=where,
+            clustering="connected",  # cuts every round, whatever the graph's size
+        )  # fmt: skip
+        dedup_run.run(spark, cfg)
+        report = json.loads((out / "report.json").read_text())
+        assert report["spark"]["lineage_cuts"] == name
+        runs[name] = sorted(pq.read_table(out / "clusters").to_pylist(), key=lambda r: r["doc_id"])
+    assert runs["local"] == runs["checkpoint"]
+    written = [p for p in (tmp_path / "ck").rglob("*") if p.is_file()]
+    assert written, "no checkpoint file was written"
+    assert spark.sparkContext.getCheckpointDir() == before

@@ -22,7 +22,7 @@ from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.index_store import IndexManifest, IndexStoreError
 from neardup_udfs.io import InputError
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.report_html import write_report_html
+from neardup_udfs.report_html import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     Cache,
@@ -35,19 +35,23 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import (
+    DISTANCE,
     DOC_ID,
     EXACT_KEY,
     IS_REPRESENTATIVE,
     LEADER,
     SEQ,
+    SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import JobCount
+from neardup_udfs.session import JobCount, cut, lineage_cuts
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
 from neardup_udfs.stages.normalize import is_empty, prepare
-from neardup_udfs.stages.samples import sample_clusters
+from neardup_udfs.stages.samples import sample_clusters, shown_samples
+from neardup_udfs.stages.summaries import score_summary
+from neardup_udfs.storage import HadoopStorage, Storage, join
 
 __all__ = ["Summary", "near_settings", "run"]
 
@@ -80,7 +84,8 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
     cache, jobs = Cache(), JobCount()
     jobs.start(spark, f"neardup dedup {config.input}")
     try:
-        return _run(spark, config, cache, jobs)
+        with lineage_cuts(spark, config.checkpoint_dir) as cuts:
+            return _run(spark, config, cache, jobs, cuts)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
     finally:
@@ -98,11 +103,11 @@ class Against:
     previous: IndexManifest | None
 
 
-def _open_against(config: DedupConfig) -> Against | None:
+def _open_against(config: DedupConfig, store: Storage) -> Against | None:
     if not config.against:
         return None
     pipeline, path = config.pipeline(), config.against
-    if not index_store.exists(path):
+    if not index_store.exists(path, store):
         if not config.update_index:
             raise IndexStoreError(
                 f"no index at {path!r}: build one (jobs/index.py build) or pass "
@@ -110,7 +115,7 @@ def _open_against(config: DedupConfig) -> Against | None:
             )
         empty = index_store.new_manifest(config.preset_name, pipeline, config.k)
         return Against(empty, empty, None)
-    previous = index_store.open_index(path)
+    previous = index_store.open_index(path, store)
     index_store.check_compatible(previous, pipeline, config.k, path)
     mine = previous.batch(config.index_batch_id) if config.update_index else None
     if mine is None:
@@ -120,12 +125,15 @@ def _open_against(config: DedupConfig) -> Against | None:
     return Against(replace(previous, batches=earlier), previous, previous)
 
 
-def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount) -> Summary:
+def _run(
+    spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount, cuts: dict[str, object]
+) -> Summary:
     pipeline = config.pipeline()
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
-    against = _open_against(config)  # before any Spark work: a wrong index fails fast
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    against = _open_against(config, store)  # before any Spark work: a wrong index fails fast
+    begin_output(store, config.output)
 
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)
@@ -175,7 +183,7 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount)
             )
             # checkpointed, not persisted: later plans start from its rows (the lookup's
             # plan is wide, and Spark renders every plan that reads it as a string)
-            matches = found.localCheckpoint()
+            matches = cut(found)
             n_matched_pairs = matches.count()
             rows.rows_in, rows.rows_out = n_sketched, n_matched_pairs
 
@@ -198,7 +206,15 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount)
         docs = good.drop(TEXT) if text_col != TEXT else good
         samples = sample_clusters(clusters, good)
         named = None if matches is None else _name_batches(spark, matches, against)
-        _write_outputs(config, docs, clusters, verified, rejects, samples, named)
+        _write_outputs(store, config, docs, clusters, verified, rejects, samples, named)
+
+    with clock.stage("report"):  # the page's data: Spark aggregates, never a whole output
+        metric = SIMILARITY if SIMILARITY in verified.columns else DISTANCE
+        scores = score_summary(verified, metric, "verified pairs")
+        shown = None
+        if "samples" in config.outputs:
+            written = spark.read.parquet(join(config.output, "samples"))
+            shown = shown_samples(written, MEMBERS_SHOWN).toArrow()
 
     index_report = None
     if against is not None:
@@ -207,19 +223,21 @@ def _run(spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount)
         )
 
     write_report(
+        store,
         config.output,
         "dedup",
         counts=counts_of(summary),
         seconds=summary.seconds,
         pipeline=(pipeline.id, pipeline.version),
         config=config,
-        pages=[write_report_html],
+        pages=[report_page(shown)],
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         bands=bands,
         **({"index": index_report} if index_report is not None else {}),
         hot_buckets=near.hot,
-        spark={**spark_report, "jobs": jobs.count(spark)},
+        scores=scores,
+        spark={**spark_report, **cuts, "jobs": jobs.count(spark)},
     )
     return summary
 
@@ -276,6 +294,7 @@ def _update_index(
 
 
 def _write_outputs(
+    store: Storage,
     config: DedupConfig,
     docs: DataFrame,
     clusters: DataFrame,
@@ -296,7 +315,7 @@ def _write_outputs(
     if matches is not None:
         frames["matches"] = matches
         wanted += () if "matches" in wanted else ("matches",)
-    write_frames(config.output, frames, wanted, OUTPUTS)
+    write_frames(store, config.output, frames, wanted, OUTPUTS)
 
 
 def near_settings(config: DedupConfig, pipeline: Pipeline) -> NearSettings:

@@ -41,8 +41,9 @@ from neardup_udfs.schemas import (
     LOST_BYTES,
     REASON,
 )
-from neardup_udfs.session import JobCount
+from neardup_udfs.session import JobCount, lineage_cuts
 from neardup_udfs.stages.fingerprint import to_hex
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import image_hash_udf
 
 __all__ = ["PIPELINE", "Summary", "hash_images", "near_settings", "read_images", "run"]
@@ -149,17 +150,21 @@ def run(spark: SparkSession, config: ImagesConfig) -> Summary:
     cache, jobs = Cache(), JobCount()
     jobs.start(spark, f"neardup images {config.input}")
     try:
-        return _run(spark, config, cache, jobs)
+        with lineage_cuts(spark, config.checkpoint_dir) as cuts:
+            return _run(spark, config, cache, jobs, cuts)
     finally:
         cache.release()
         jobs.stop(spark)
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(old_batch))
 
 
-def _run(spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount) -> Summary:
+def _run(
+    spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount, cuts: dict[str, object]
+) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
-    begin_output(config.output)
+    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
+    begin_output(store, config.output)
 
     with clock.stage("read + hash") as rows:
         tagged = cache.keep(hash_images(read_images(spark, config), config))
@@ -232,9 +237,10 @@ def _run(spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount
             "rejects": rejects,
             "pairs": verified,
         }
-        write_frames(config.output, frames, config.outputs, IMAGE_OUTPUTS)
+        write_frames(store, config.output, frames, config.outputs, IMAGE_OUTPUTS)
 
     write_report(
+        store,
         config.output,
         "images",
         counts=counts_of(summary),
@@ -244,7 +250,7 @@ def _run(spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
         hot_buckets=near.hot,
-        spark={"jobs": jobs.count(spark)},
+        spark={**cuts, "jobs": jobs.count(spark)},
     )
     return summary
 

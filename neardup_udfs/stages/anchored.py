@@ -25,6 +25,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DataType
 
 from neardup_udfs.kernels.greedy import greedy_keep
+from neardup_udfs.session import cut
 
 __all__ = [
     "Anchored",
@@ -58,10 +59,6 @@ class Anchored:
 def _key(rank: Column, node: Column) -> Column:
     """A node's place in the order: its rank, then its id (a total order)."""
     return F.struct(rank.alias("r"), node.alias("n"))
-
-
-def _cut(df: DataFrame) -> DataFrame:
-    return df.localCheckpoint(eager=True)
 
 
 def _without(e: DataFrame, nodes: DataFrame) -> DataFrame:
@@ -190,8 +187,8 @@ def anchored_representatives(
         (``kernels.greedy.greedy_keep``), so the result is a function of the graph and the
         ranks alone: independent of partitioning, shuffle partitions, AQE and of whether the
         rounds or the driver finished. A removed node's representative is its adjacent one
-        with the closest score, ties by rank. Lineage is cut every round with
-        ``localCheckpoint`` (no checkpoint directory needed).
+        with the closest score, ties by rank. Lineage is cut every round
+        (``session.cut``: reliable checkpoints where a checkpoint directory is set).
     """
     if max_rounds < 1:
         raise ValueError(f"config key 'max_rounds': must be >= 1, got {max_rounds}")
@@ -212,7 +209,7 @@ def anchored_representatives(
     klo = key.select(F.col("node").alias("lo"), _key(F.col("rank"), F.col("node")).alias("klo"))
     khi = key.select(F.col("node").alias("hi"), _key(F.col("rank"), F.col("node")).alias("khi"))
     # computed once: the census, the driver's collects and the rounds all read it
-    graph = _cut(e0.join(klo, "lo", "left").join(khi, "hi", "left"))
+    graph = cut(e0.join(klo, "lo", "left").join(khi, "hi", "left"))
     unranked = F.col("klo").isNull() | F.col("khi").isNull()
     census = graph.agg(F.count(F.lit(1)), F.count(F.when(unranked, 1))).first()
     assert census is not None  # a global aggregate has exactly one row
@@ -229,9 +226,9 @@ def anchored_representatives(
     rounds = 0
     while left > max_driver_edges and rounds < max_rounds:
         rounds += 1
-        gone = _cut(_round(undecided))
+        gone = cut(_round(undecided))
         removed.append(gone)
-        undecided = _cut(_without(undecided, gone))
+        undecided = cut(_without(undecided, gone))
         left = undecided.count()
         _log.info("round %d: %d undecided edges left", rounds, left)
     driver_edges = 0
@@ -265,7 +262,7 @@ def _assign(
     )
     so = status.select(F.col("node").alias("lo"), F.col("out").alias("olo"))
     sh = status.select(F.col("node").alias("hi"), F.col("out").alias("ohi"))
-    marked = _cut(graph.join(so, "lo").join(sh, "hi"))
+    marked = cut(graph.join(so, "lo").join(sh, "hi"))
     closer = -F.col(score) if higher_is_closer else F.col(score)
     offers = marked.where(F.col("olo") != F.col("ohi")).select(
         F.when(F.col("olo"), F.col("lo")).otherwise(F.col("hi")).alias("node"),
@@ -277,7 +274,7 @@ def _assign(
         ).alias("o"),
     )
     chosen = offers.groupBy("node").agg(F.min("o").alias("o"))
-    assigned = _cut(status.join(chosen, "node", "left"))
+    assigned = cut(status.join(chosen, "node", "left"))
     # one Spark job checks both guarantees
     both_kept = marked.where(~F.col("olo") & ~F.col("ohi")).select(
         F.lit("representatives").alias("what"), F.col("lo").alias("x"), F.col("hi").alias("y")

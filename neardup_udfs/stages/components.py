@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from neardup_udfs.session import cut
+
 __all__ = [
     "Components",
     "ComponentsDidNotConverge",
@@ -82,7 +84,7 @@ def _census(e: DataFrame) -> tuple[int, int]:
 
 
 def _cut(df: DataFrame, checkpoint: bool) -> DataFrame:
-    return df.localCheckpoint(eager=True) if checkpoint else df
+    return cut(df) if checkpoint else df
 
 
 def check_labels(edges: DataFrame, labels: DataFrame) -> None:
@@ -118,9 +120,10 @@ def connected_components(
         edges: string columns ``src``, ``dst``; undirected, duplicates, both directions and
             self-loops allowed.
         max_rounds: rounds allowed before giving up (O(log^2 n) suffice, per the paper).
-        checkpoint: cut the lineage every round with ``localCheckpoint(eager=True)`` (no
-            checkpoint directory needed). False keeps the lineage: every round then recomputes
-            all earlier ones; for small inputs and debugging only.
+        checkpoint: cut the lineage every round (``session.cut``: a reliable checkpoint
+            where a checkpoint directory is set, else a local one). False keeps the
+            lineage: every round then recomputes all earlier ones; for small inputs and
+            debugging only.
 
     Returns:
         ``labels`` (``node``, ``label``; one row per node of any edge) and the round count.

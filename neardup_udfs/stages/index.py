@@ -30,8 +30,10 @@ from neardup_udfs.schemas import (
     SIGNATURE,
     SIMILARITY,
 )
+from neardup_udfs.session import cut
 from neardup_udfs.stages.candidates import simhash_blocks
 from neardup_udfs.stages.verify import estimated_jaccard, hamming
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import prefix_keys_udf
 
 __all__ = [
@@ -157,13 +159,14 @@ def add_batch(
     if done is not None:
         log.info("batch %r is already in index %s: nothing to add", batch_id, path)
         return IndexedBatch(None, manifest, [])
-    removed = index_store.remove_uncommitted(path, previous)
+    store = HadoopStorage(docs.sparkSession)  # where Spark writes the batch's files
+    removed = index_store.remove_uncommitted(path, previous, store)
     number, rel = index_store.next_batch(manifest, batch_id)
     root = path.rstrip("/") + "/" + rel
     value = value_col(manifest.kind)
     # checkpointed: the batch's plan starts from its rows (a dedup run's plan is deep, and
     # Spark renders every written plan as a string)
-    rows = docs.select(DOC_ID, EXACT_KEY, value).localCheckpoint()
+    rows = docs.select(DOC_ID, EXACT_KEY, value).transform(cut)
     seqd = keep(_with_seq(rows, number, keep))
     n_docs = seqd.count()
     seqd.select(SEQ, DOC_ID, EXACT_KEY, value).sortWithinPartitions(SEQ).write.parquet(
@@ -182,7 +185,7 @@ def add_batch(
         n_rejected = rejects.count()
     batch = Batch(batch_id, number, rel, n_docs, n_rejected, round(time.time(), 3))
     committed = index_store.commit(
-        path, previous, replace(manifest, batches=(*manifest.batches, batch))
+        path, previous, replace(manifest, batches=(*manifest.batches, batch)), store
     )
     log.info("index %s: batch %r committed (%d documents)", path, batch_id, n_docs)
     return IndexedBatch(batch, committed, removed)
@@ -255,9 +258,9 @@ def match_index(
     manifest = reader.manifest
     value = value_col(manifest.kind)
     # checkpointed: read twice below, and later plans start from these rows, not their plan
-    new_docs = new_docs.localCheckpoint()
+    new_docs = new_docs.transform(cut)
     new_keys = index_keys(new_docs, manifest, id_col=DOC_ID, depths="full").drop(DEPTH)
-    new_keys = new_keys.localCheckpoint()
+    new_keys = new_keys.transform(cut)
     stored = reader.keys(manifest.full_depth)
     matched = stored.join(new_keys.select(BAND, KEY).distinct(), [BAND, KEY], "left_semi")
     bucket = Window.partitionBy(BAND, KEY)
@@ -267,7 +270,7 @@ def match_index(
         .where((F.col("__size") <= hot_bucket_size) | (F.col(SEQ) == F.col("__hub")))
     )
     pairs = new_keys.join(usable.select(BAND, KEY, SEQ), [BAND, KEY]).select(DOC_ID, SEQ)
-    cross = pairs.distinct().localCheckpoint()
+    cross = pairs.distinct().transform(cut)
     indexed = reader.documents_of(cross.select(SEQ).distinct())
     theirs = indexed.select(
         SEQ,
@@ -298,7 +301,7 @@ def _grouped_candidates(reader: IndexReader, query_keys: DataFrame, depth: int) 
     """``query_id, seq, doc_id, <value>``: indexed documents sharing a key at ``depth``."""
     value = value_col(reader.manifest.kind)
     hits = query_keys.join(reader.keys(depth), [BAND, KEY]).select("query_id", SEQ).distinct()
-    hits = hits.localCheckpoint()  # read twice: for the documents, and joined with them
+    hits = hits.transform(cut)  # read twice: for the documents, and joined with them
     docs = reader.documents_of(hits.select(SEQ).distinct())
     return hits.join(docs.select(SEQ, DOC_ID, value), SEQ)
 
@@ -365,7 +368,7 @@ def query_similar(
 
         ranker = _similar_ranker(n, trees, depth, level)
         # checkpointed: each level's plan starts from the previous level's rows, not its plan
-        out = withq.groupBy("query_id").applyInPandas(ranker, schema).localCheckpoint()
+        out = withq.groupBy("query_id").applyInPandas(ranker, schema).transform(cut)
         results.append(out.where(F.col("settled") & (F.col("rank") > 0)))
         active = out.where(~F.col("settled")).select("query_id")
         if active.count() == 0:

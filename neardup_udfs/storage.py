@@ -1,0 +1,207 @@
+"""Where every file a job or the CLI writes or reads by name goes: one filesystem layer.
+
+Two implementations of one small interface (:class:`Storage`):
+
+- :class:`HadoopStorage` (the jobs): the JVM's Hadoop ``FileSystem`` of the running Spark
+  session, so any scheme the cluster's Hadoop configuration can open works (``hdfs://``,
+  ``s3a://``, ``gs://``, ``abfs://``, ``viewfs://``, ``file://``) and a plain path means
+  what it means to Spark's own Parquet writer (the default filesystem, relative to its
+  working directory). Reports, manifests, index manifests and the removal of old outputs
+  all go through it, so they land where the Parquet outputs land.
+- :class:`ArrowStorage` (the CLI, no JVM): pyarrow's filesystems: plain paths,
+  ``file://``, and what pyarrow opens (``s3://``, ``gs://``, ``hdfs://`` with libhdfs).
+  A scheme pyarrow cannot open is a :class:`StorageError` that says it is readable from a
+  Spark job only.
+
+Writes are atomic where the filesystem's rename is: a temporary name in the same
+directory, then a rename over the target.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import uuid
+from typing import Any, Literal, Protocol
+
+__all__ = ["ArrowStorage", "HadoopStorage", "Storage", "StorageError", "join"]
+
+Kind = Literal["file", "dir"]
+
+
+class StorageError(OSError):
+    """A location that cannot be opened, read or written as asked; the message names it."""
+
+
+def join(base: str, *parts: str) -> str:
+    """``base`` (a path or URI) and ``parts`` joined with ``/``."""
+    out = base.rstrip("/") if base not in ("/", "") else base
+    for part in parts:
+        out = f"{out}/{part.strip('/')}" if out not in ("", "/") else f"{out}{part.strip('/')}"
+    return out
+
+
+class Storage(Protocol):
+    """What the jobs and the CLI need of a filesystem."""
+
+    def kind(self, path: str) -> Kind | None:
+        """``"file"``, ``"dir"``, or None when nothing is there."""
+        ...
+
+    def read_bytes(self, path: str) -> bytes | None:
+        """The file's content; None when there is no file."""
+        ...
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """``path`` holds ``data`` (parents created; replaced atomically where the
+        filesystem renames atomically)."""
+        ...
+
+    def delete(self, path: str) -> None:
+        """Nothing at ``path`` afterwards (a directory with everything in it)."""
+        ...
+
+    def list(self, path: str) -> list[str]:
+        """The names directly under directory ``path`` (empty when there is none)."""
+        ...
+
+
+def _temporary(path: str) -> str:
+    parent, name = posixpath.split(path)
+    return join(parent, f".{name}.{uuid.uuid4().hex[:12]}.tmp") if parent else f".{name}.tmp"
+
+
+class HadoopStorage:
+    """:class:`Storage` through the Spark session's Hadoop ``FileSystem`` (the JVM's)."""
+
+    def __init__(self, spark: Any) -> None:
+        sc = spark.sparkContext
+        self._jvm = sc._jvm
+        self._conf = sc._jsc.hadoopConfiguration()
+
+    def _open(self, path: str) -> tuple[Any, Any]:
+        try:
+            p = self._jvm.org.apache.hadoop.fs.Path(path)
+            return p.getFileSystem(self._conf), p
+        except Exception as e:  # py4j: an unknown scheme, a malformed URI
+            raise StorageError(f"cannot open {path!r}: {_java_message(e)}") from None
+
+    def qualified(self, path: str) -> str:
+        """``path`` as the filesystem names it (scheme and authority included)."""
+        fs, p = self._open(path)
+        return str(fs.makeQualified(p).toString())
+
+    def kind(self, path: str) -> Kind | None:
+        fs, p = self._open(path)
+        if not fs.exists(p):
+            return None
+        return "dir" if fs.getFileStatus(p).isDirectory() else "file"
+
+    def read_bytes(self, path: str) -> bytes | None:
+        fs, p = self._open(path)
+        if not fs.exists(p) or fs.getFileStatus(p).isDirectory():
+            return None
+        stream = fs.open(p)
+        try:
+            return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+        finally:
+            stream.close()
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        fs, p = self._open(path)
+        parent = p.getParent()
+        if parent is not None:
+            fs.mkdirs(parent)
+        tmp = self._jvm.org.apache.hadoop.fs.Path(_temporary(path))
+        out = fs.create(tmp, True)
+        try:
+            out.write(bytearray(data))
+        finally:
+            out.close()
+        if fs.exists(p):
+            fs.delete(p, False)
+        if not fs.rename(tmp, p):
+            fs.delete(tmp, False)
+            raise StorageError(f"cannot write {path!r}: the rename into place failed")
+
+    def delete(self, path: str) -> None:
+        fs, p = self._open(path)
+        fs.delete(p, True)
+
+    def list(self, path: str) -> list[str]:
+        fs, p = self._open(path)
+        if not fs.exists(p) or not fs.getFileStatus(p).isDirectory():
+            return []
+        return sorted(str(s.getPath().getName()) for s in fs.listStatus(p))
+
+
+def _java_message(e: Exception) -> str:
+    java = getattr(e, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(e)
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+class ArrowStorage:
+    """:class:`Storage` through pyarrow's filesystems (no JVM)."""
+
+    def __init__(self, path: str) -> None:
+        """The filesystem of ``path``; StorageError when pyarrow cannot open its scheme."""
+        import pyarrow as pa
+        import pyarrow.fs as pafs
+
+        self._pafs = pafs
+        if "://" not in path:
+            self.fs: Any = pafs.LocalFileSystem()
+            return
+        try:
+            self.fs, _ = pafs.FileSystem.from_uri(path)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
+            scheme = path.split("://", 1)[0]
+            raise StorageError(
+                f"cannot open {path!r} here ({e}); a {scheme}:// location is readable from a "
+                "Spark job (through Hadoop), or copy it to a filesystem pyarrow opens "
+                "(local, file://, s3://, gs://, hdfs:// with libhdfs)"
+            ) from None
+
+    def path(self, path: str) -> str:
+        """``path`` as this filesystem names it (no scheme)."""
+        import os
+
+        if "://" not in path:
+            return os.path.abspath(path)
+        _, inner = self._pafs.FileSystem.from_uri(path)
+        return str(inner)
+
+    def kind(self, path: str) -> Kind | None:
+        info = self.fs.get_file_info(self.path(path))
+        if info.type == self._pafs.FileType.NotFound:
+            return None
+        return "dir" if info.type == self._pafs.FileType.Directory else "file"
+
+    def read_bytes(self, path: str) -> bytes | None:
+        if self.kind(path) != "file":
+            return None
+        with self.fs.open_input_stream(self.path(path)) as fh:
+            return bytes(fh.read())
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        target = self.path(path)
+        parent = posixpath.dirname(target)
+        if parent:
+            self.fs.create_dir(parent, recursive=True)
+        tmp = _temporary(target)
+        with self.fs.open_output_stream(tmp) as fh:
+            fh.write(data)
+        self.fs.move(tmp, target)
+
+    def delete(self, path: str) -> None:
+        kind = self.kind(path)
+        if kind == "dir":
+            self.fs.delete_dir(self.path(path))
+        elif kind == "file":
+            self.fs.delete_file(self.path(path))
+
+    def list(self, path: str) -> list[str]:
+        if self.kind(path) != "dir":
+            return []
+        infos = self.fs.get_file_info(self._pafs.FileSelector(self.path(path)))
+        return sorted(i.base_name for i in infos)
