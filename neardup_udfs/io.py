@@ -18,6 +18,7 @@ from neardup_udfs.warc import WarcOptions, record_batches
 __all__ = [
     "INPUT_FORMATS",
     "MANIFEST_NAME",
+    "WARC_RECORD_ID",
     "InputError",
     "open_uri",
     "read_documents",
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 INPUT_FORMATS = ("text", "jsonl", "parquet", "warc", "wet")
+WARC_RECORD_ID = "warc_record_id"  # warc/wet with --id-col: the record's own id
 MANIFEST_NAME = "_MANIFEST.json"  # the success marker every job writes last
 WARC_FORMATS = ("warc", "wet")
 
@@ -83,7 +85,8 @@ def read_input(
         ``id_col`` when given, else ``<file URI>:<record index>`` (0-based, in file order) --
         stable across runs and partitionings, never ``monotonically_increasing_id``.
         ``warc`` / ``wet``: see :func:`read_warc` (``id_col`` may name one of its columns,
-        e.g. ``url``; ``text_col`` does not apply).
+        e.g. ``url``, and the WARC-Record-ID is kept as ``warc_record_id``; ``text_col``
+        does not apply).
     """
     if fmt not in INPUT_FORMATS:
         raise InputError(f"input format {fmt!r} is not one of {', '.join(INPUT_FORMATS)}")
@@ -95,7 +98,8 @@ def read_input(
                     f"--id-col {id_col!r} is not a column of WARC input "
                     f"(columns: {', '.join(df.columns)})"
                 )
-            df = df.withColumn(DOC_ID, F.col(id_col))
+            # the record's own id stays with it (docs/ and clusters/ carry it)
+            df = df.withColumn(WARC_RECORD_ID, F.col(DOC_ID)).withColumn(DOC_ID, F.col(id_col))
         return df, TEXT
     try:
         if fmt == "text":

@@ -179,6 +179,12 @@ def test_id_col_url_and_the_html_extractor(spark, crawl, tmp_path) -> None:  # t
     row = docs.first()
     assert row is not None and row.doc_id == row.url and row.doc_id.startswith("http://")
     assert "<p>" not in row.text
+    # the WARC-Record-ID is not lost to --id-col: docs/ and clusters/ carry it
+    assert row.warc_record_id.startswith("<urn:uuid:")
+    clusters = spark.read.parquet(str(tmp_path / "out" / "clusters"))
+    ids = {r.doc_id: r.warc_record_id for r in clusters.collect()}
+    assert ids and all(v and v.startswith("<urn:uuid:") for v in ids.values())
+    assert ids[row.doc_id] == row.warc_record_id
     # a request shares its response's URL: it is rejected for its type, not as a duplicate
     reasons = {r.reason for r in spark.read.parquet(str(tmp_path / "out" / "rejects")).collect()}
     assert reasons == {"warc request record (not a document)"}

@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from neardup_udfs import index_store
 from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.index_store import IndexManifest, IndexStoreError
-from neardup_udfs.io import InputError
+from neardup_udfs.io import WARC_RECORD_ID, InputError
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report_html import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
@@ -304,6 +304,8 @@ def _write_outputs(
     matches: DataFrame | None,
 ) -> None:
     reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
+    if WARC_RECORD_ID in docs.columns:  # WARC read with --id-col: each record's own id too
+        clusters = clusters.join(docs.select(DOC_ID, WARC_RECORD_ID), DOC_ID, "left")
     frames = {
         "docs": docs.join(reps, DOC_ID, "left_semi"),
         "clusters": clusters,
