@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.dataset as ds
 
 from neardup_udfs.kernels import winnow
@@ -352,7 +353,41 @@ def _read_samples(out: _Output) -> Samples | None:
         raise ReportError(f"samples {path!r} lacks column(s) {', '.join(missing)}")
     metric = _score_name(names)
     extra = [c for c in (metric, "truncated", "cluster_size") if c is not None and c in names]
-    return samples_of(_read(dataset, [*_SAMPLE_COLUMNS, *extra], path))
+    keys = _read(dataset, ["cluster_id", "doc_id", "is_representative", *extra[:1]], path)
+    wanted = pa.array(_shown_ids(keys, metric), pa.string())
+    try:  # only the texts the page shows: samples/ holds every member of its clusters
+        shown = dataset.to_table(
+            columns=[*_SAMPLE_COLUMNS, *extra], filter=ds.field("doc_id").isin(wanted)
+        )
+    except (OSError, pa.ArrowException) as e:
+        raise ReportError(f"cannot read parquet {path!r}: {e}") from e
+    return samples_of(shown)
+
+
+def _shown_ids(keys: pa.Table, metric: str | None) -> list[str]:
+    """The doc_ids the page shows of samples/ rows (``cluster_id, doc_id,
+    is_representative`` and the score): per cluster its representative and the
+    MEMBERS_SHOWN least similar members (``stages.samples.shown_samples``' rule)."""
+    if not keys.num_rows:
+        return []
+    rep = keys.column("is_representative").fill_null(False)
+    table = keys.append_column("__member", pa.compute.invert(rep))
+    order = [("cluster_id", "ascending"), ("__member", "ascending")]
+    if metric is not None:  # unscored members last, as Spark's asc/desc_nulls_last
+        far = metric == "distance"
+        score = pa.compute.cast(table.column(metric), pa.float64())
+        table = table.append_column("__score", score.fill_null(-math.inf if far else math.inf))
+        order.append(("__score", "descending" if far else "ascending"))
+    order.append(("doc_id", "ascending"))
+    ranked = table.take(pa.compute.sort_indices(table, sort_keys=order))
+    cluster = ranked.column("cluster_id").to_numpy(zero_copy_only=False)
+    member = ranked.column("__member").to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(
+        np.r_[True, (cluster[1:] != cluster[:-1]) | (member[1:] != member[:-1])]
+    )
+    rank = np.arange(len(cluster)) - np.repeat(starts, np.diff(np.r_[starts, len(cluster)]))
+    keep = rank < np.where(member, MEMBERS_SHOWN, 1)
+    return [str(d) for d in np.asarray(ranked.column("doc_id").to_pylist(), dtype=object)[keep]]
 
 
 def samples_of(table: pa.Table) -> Samples:

@@ -519,3 +519,27 @@ def test_index_section_only_for_runs_against_an_index(tmp_path: Path) -> None:
     report["index"]["already_committed"] = True
     (out / "report.json").write_text(json.dumps(report))
     assert "already committed" in elements(build_report(out)).text["index-added"]
+
+
+def test_only_the_shown_members_are_read_from_samples() -> None:
+    """The CLI reads the texts of a cluster's representative and its MEMBERS_SHOWN least
+    similar members only (distance: the farthest), unscored members last, ties by id."""
+    import pyarrow as pa
+
+    from neardup_udfs.report_html import MEMBERS_SHOWN, _shown_ids
+
+    keys = pa.table(
+        {
+            "cluster_id": ["c"] * 7 + ["d"] * 2,
+            "doc_id": ["c", "m1", "m2", "m3", "m4", "m5", "m6", "d", "x"],
+            "is_representative": [True] + [False] * 6 + [True, False],
+            "similarity": [1.0, 0.9, 0.71, None, 0.8, 0.75, 0.75, 1.0, 0.95],
+        }
+    )
+    assert MEMBERS_SHOWN == 4
+    assert sorted(_shown_ids(keys, "similarity")) == ["c", "d", "m2", "m4", "m5", "m6", "x"]
+    far = keys.set_column(3, "distance", pa.array([0, 1, 9, None, 5, 3, 3, 0, 2]))
+    assert sorted(_shown_ids(far, "distance")) == ["c", "d", "m2", "m4", "m5", "m6", "x"]
+    assert sorted(_shown_ids(keys.drop_columns(["similarity"]), None)) == [
+        "c", "d", "m1", "m2", "m3", "m4", "x"
+    ]  # fmt: skip
