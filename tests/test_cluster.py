@@ -39,8 +39,9 @@ SPARK_HOME = Path(pyspark.__file__).resolve().parent
 ENV_ARCHIVE, PY_FILES = "neardup-env.tar.gz", "neardup_udfs.zip"
 JOB_TIMEOUT = 900  # seconds; a loaded 2-core machine runs the job in 1-4 minutes
 LOG4J = f"-Dlog4j2.configurationFile=file:{ROOT / 'conf' / 'log4j2.properties'}"
-# the dedup stages before "components": later, a lost executor takes the components' local
-# checkpoints with it and the run fails by design (neardup_udfs/stages/components.py)
+# the dedup stages before the cluster stage's lineage cuts: Spark recomputes what a lost
+# executor held; from the cluster stage on, the run's cuts are reliable checkpoints (the
+# cluster run sets --checkpoint-dir), which a lost executor does not take with it
 RECOMPUTABLE = ("read", "normalize", "exact", "fingerprint", "candidates", "verify")
 SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
 
@@ -245,14 +246,14 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """One cluster for the module; its one dedup run kills one of the two workers (so that
+    """One cluster for the module; its one dedup run kills two of the three workers (so that
     test stays last in the file)."""
     tmp_path = tmp_path_factory.mktemp("cluster")
     master_port, master_ui = _free_ports(2)
     c = Cluster(tmp_path / "cluster", _env(tmp_path), master_port, master_ui)
     c.root.mkdir()
     try:
-        c.start()
+        c.start(n_workers=3)
         yield c
     finally:
         c.stop()
@@ -343,6 +344,8 @@ def _submit(cluster: Cluster, dist: Path, corpus: Path, out: Path, ui_port: int)
         *("--conf", f"spark.ui.port={ui_port}", "--driver-java-options", LOG4J),
         *("--archives", f"{dist / ENV_ARCHIVE}#environment", "--py-files", str(dist / PY_FILES)),
         *_job_args(corpus, out),
+        # reliable lineage cuts, and clustering rounds (not the driver) to cut lineage in
+        *("--checkpoint-dir", str(out.parent / "checkpoints"), "--max-driver-edges", "0"),
     ]
     log = out.parent / f"{out.name}-driver.log"
     with open(log, "wb") as fh:
@@ -377,7 +380,12 @@ def _assert_same_result(out: Path, reference: Path) -> None:
         assert len(want[name]) > 0
         pd.testing.assert_frame_equal(got[name], want[name], check_exact=True)
     counts = [json.loads((d / "_MANIFEST.json").read_text())["counts"] for d in (out, reference)]
-    assert counts[0] == counts[1]
+    # the cluster run clusters in rounds (--max-driver-edges 0), the reference on the driver
+    how = ("rounds", "driver_edges")
+    assert {k: v for k, v in counts[0].items() if k not in how} == {
+        k: v for k, v in counts[1].items() if k not in how
+    }
+    assert counts[0]["rounds"] >= 1 and counts[0]["driver_edges"] == 0
     assert counts[1]["clusters"] >= 20  # the planted families were found: not a vacuous match
 
 
@@ -466,10 +474,12 @@ def _busy_executors(ui_port: int) -> tuple[list[str], list[str]]:
 def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_job(
     cluster: Cluster, dist: Path, corpus: Path, local_run: Path, tmp_path: Path
 ) -> None:
-    """One cluster run checks both promises: the executors run the shipped archive (on both
-    workers), and a worker killed mid-job costs recomputation, not the result, which equals
-    the local-mode run."""
+    """One cluster run checks three promises: the executors run the shipped archive (on
+    every worker), a worker killed mid-job costs recomputation, not the result, and so does
+    a second one killed after the clustering rounds' first reliable checkpoint; the result
+    equals the local-mode run."""
     out = tmp_path / "cluster-run"
+    checkpoints = tmp_path / "checkpoints"
     ui_port = _free_ports(1)[0]
     log = _submit(cluster, dist, corpus, out, ui_port)
     driver = _driver(cluster)
@@ -484,11 +494,12 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     killed: tuple[str, str, str] | None = None  # (worker, executor, stage)
+    late: tuple[str, str, str] | None = None  # the second kill, after a reliable checkpoint
     deadline = time.monotonic() + JOB_TIMEOUT
     try:
-        # Wait until both workers run an executor and Python workers, and the input is read
-        # (and persisted on both), then kill the worker whose executor is running a task,
-        # while the stage is one Spark can recompute.
+        # Wait until the workers run executors and Python workers, and the input is read
+        # (and persisted), then kill a worker whose executor is running a task, while the
+        # stage is one Spark can recompute.
         while driver.poll() is None and time.monotonic() < deadline:
             stage = _stage(log.read_text(errors="replace"))
             if stage not in (None, "read"):
@@ -498,22 +509,40 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
                 victim = next(
                     (w for w in cluster.workers if busy and busy[0] in w.executor_ids()), None
                 )
-                both_ran_python = _workers_of(cluster, seen) == {"worker1", "worker2"}
-                if len(live) == 2 and victim is not None and both_ran_python:
+                ran_python = len(_workers_of(cluster, seen) - {"?"}) >= 2
+                if len(live) == 3 and victim is not None and ran_python:
                     cluster.kill_worker(victim)
                     killed = (victim.name, busy[0], stage)
                     break
             time.sleep(0.2)
         text = log.read_text(errors="replace")
         assert killed, f"no executor was busy during stages {RECOMPUTABLE}\n{text[-3000:]}"
+        # Then, once the cluster stage has written a reliable checkpoint, kill another
+        # worker: the rounds go on reading what it computed before, from the checkpoints.
+        while driver.poll() is None and time.monotonic() < deadline:
+            stage = _stage(log.read_text(errors="replace"))
+            written = checkpoints.is_dir() and any(p.is_file() for p in checkpoints.rglob("*"))
+            if stage == "cluster" and written:
+                live, _ = _busy_executors(ui_port)
+                victim = next(
+                    (w for w in cluster.workers if w.proc.poll() is None and live
+                     and live[0] in w.executor_ids()), None,
+                )  # fmt: skip
+                if victim is not None:
+                    cluster.kill_worker(victim)
+                    late = (victim.name, live[0], stage)
+                    break
+            time.sleep(0.2)
+        text = log.read_text(errors="replace")
+        assert late, f"no reliable checkpoint seen in the cluster stage\n{text[-3000:]}"
         # mid-job: the job had not finished (its manifest is written last) ...
-        assert driver.poll() is None and not (out / "_MANIFEST.json").exists(), killed
+        assert driver.poll() is None and not (out / "_MANIFEST.json").exists(), (killed, late)
         rc = driver.wait(timeout=max(1.0, deadline - time.monotonic()))
     finally:
         stop.set()
         watcher.join()
     text = log.read_text(errors="replace")
-    assert rc == 0, f"killed {killed}\n{text[-4000:]}"
+    assert rc == 0, f"killed {killed}, then {late}\n{text[-4000:]}"
 
     # The executors ran the archive's interpreter, unpacked in their own working directory,
     # and its packages; none ran this test's venv (which PYSPARK_PYTHON names). pyspark is not
@@ -536,6 +565,12 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
     assert re.search(recomputed, text), text[-3000:]
     stages = re.findall(r"neardup\.dedup stage (\S+): start", text)
     assert stages.index(killed[2]) < len(stages) - 1
+    # the second: lost after the cluster stage's reliable checkpoints, and the rounds and
+    # everything after them still ran (report.json says the cuts were reliable)
+    assert f"Lost executor {late[1]}" in text, text[-3000:]
+    assert re.search(r"neardup\.anchored round [0-9]+:", text), text[-3000:]
+    report = json.loads((out / "report.json").read_text())
+    assert report["spark"]["lineage_cuts"] == "checkpoint", report["spark"]
     state = cluster.state()
     assert sum(w["state"] == "ALIVE" for w in state["workers"]) == 1, state["workers"]
     _assert_same_result(out, local_run)

@@ -38,7 +38,7 @@ def test_report_renders_in_headless_chromium(standard: tuple[Path, str]) -> None
             "--hide-scrollbars",
             f"--window-size={WIDTH},{HEIGHT}",
             f"--screenshot={SHOT}",
-            page.as_uri(),
+            Path(page).as_uri(),
         ],
         check=True,
         capture_output=True,
