@@ -477,7 +477,7 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
     """One cluster run checks three promises: the executors run the shipped archive (on
     every worker), a worker killed mid-job costs recomputation, not the result, and so does
     a second one killed after the clustering rounds' first reliable checkpoint; the result
-    equals the local-mode run."""
+    equals the local-mode run. A rerun into the same output directory then replaces it."""
     out = tmp_path / "cluster-run"
     checkpoints = tmp_path / "checkpoints"
     ui_port = _free_ports(1)[0]
@@ -573,4 +573,12 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
     assert report["spark"]["lineage_cuts"] == "checkpoint", report["spark"]
     state = cluster.state()
     assert sum(w["state"] == "ALIVE" for w in state["workers"]) == 1, state["workers"]
+    _assert_same_result(out, local_run)
+
+    # a rerun into the finished output directory (on the one worker left) replaces it
+    first = (out / "_MANIFEST.json").stat().st_mtime_ns
+    again = _submit(cluster, dist, corpus, out, _free_ports(1)[0])
+    rc = _driver(cluster).wait(timeout=JOB_TIMEOUT)
+    assert rc == 0, again.read_text(errors="replace")[-3000:]
+    assert (out / "_MANIFEST.json").stat().st_mtime_ns > first
     _assert_same_result(out, local_run)
