@@ -168,13 +168,14 @@ def _read(dataset: ds.Dataset, columns: Sequence[str], path: str) -> pa.Table:
         raise ReportError(f"cannot read parquet {path!r}: {e}") from e
 
 
+def _score_name(names: Sequence[str]) -> str | None:
+    """``similarity`` or ``distance``, whichever of ``names`` is one (None if neither)."""
+    return next((n for n in ("similarity", "distance") if n in names), None)
+
+
 def _score_column(dataset: ds.Dataset) -> str | None:
     """``similarity`` or ``distance``, whichever the dataset has (None if neither)."""
-    names = dataset.schema.names
-    for name in ("similarity", "distance"):
-        if name in names:
-            return name
-    return None
+    return _score_name(dataset.schema.names)
 
 
 @dataclass
@@ -194,24 +195,10 @@ class Scores:
     total: float = 0.0
     counts: npt.NDArray[np.int64] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """What report.json stores (``scores``): the summary with its nonzero bins."""
-        counts = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
-        steps = np.flatnonzero(counts)
-        return {
-            "metric": self.metric,
-            "source": self.source,
-            "count": self.count,
-            "low": self.low if self.count else None,
-            "high": self.high if self.count else None,
-            "total": self.total,
-            "steps": steps.tolist(),
-            "counts": counts[steps].tolist(),
-        }
-
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Scores:
-        """The summary :meth:`to_json` (or the job's Spark aggregate) stored."""
+        """The summary report.json stores as ``scores`` (``stages.summaries.score_summary``:
+        the count, low, high, total and the nonzero bins as ``steps`` and ``counts``)."""
         steps = np.asarray(data.get("steps") or [], dtype=np.int64)
         counts = np.zeros(int(steps.max()) + 1 if len(steps) else 0, dtype=np.int64)
         counts[steps] = np.asarray(data.get("counts") or [], dtype=np.int64)
@@ -277,10 +264,9 @@ def _read_scores(
 ) -> tuple[str, Scores | None]:
     """The scores report.json carries (the job's Spark aggregate of the verified pairs);
     for an output written before it did, a scan of pairs/, else of clusters/ members."""
-    stored = report.get("scores")
-    if isinstance(stored, Mapping) and stored.get("metric"):
-        scores = Scores.from_json(stored)
-        return scores.metric, scores if scores.count else None
+    stored = _stored_scores(report)
+    if stored is not None:
+        return stored
     metric, found = _scan_scores(
         out, "pairs", "verified pairs (pairs/)", False, _default_metric(config)
     )
@@ -288,6 +274,16 @@ def _read_scores(
         return metric, found
     source = "cluster members vs. their representative (clusters/)"
     return _scan_scores(out, "clusters", source, True, metric)
+
+
+def _stored_scores(report: Mapping[str, Any]) -> tuple[str, Scores | None] | None:
+    """(metric, summary) of report.json's ``scores`` (summary None when it counts nothing);
+    None when the report has none (an output written before it did)."""
+    stored = report.get("scores")
+    if not isinstance(stored, Mapping) or not stored.get("metric"):
+        return None
+    scores = Scores.from_json(stored)
+    return scores.metric, scores if scores.count else None
 
 
 def _cluster_sizes(out: _Output, ids: Sequence[str]) -> dict[str, int]:
@@ -335,10 +331,6 @@ class Sample:
 
 _SAMPLE_COLUMNS = ("cluster_id", "doc_id", "is_representative", "text")
 Samples = tuple[str | None, list[Sample]]
-
-
-def _score_name(names: Sequence[str]) -> str | None:
-    return next((n for n in ("similarity", "distance") if n in names), None)
 
 
 def _read_samples(out: _Output) -> Samples | None:
@@ -1176,13 +1168,10 @@ def report_page(samples: pa.Table | None) -> Callable[[Storage, str, dict[str, A
     The driver reads no output."""
 
     def write_report_html(store: Storage, output: str, report: dict[str, Any]) -> str:
-        config = _config_of(report)
-        stored = report.get("scores")
-        scores = Scores.from_json(stored) if isinstance(stored, Mapping) else None
-        metric = scores.metric if scores is not None else _default_metric(config)
+        stored = _stored_scores(report)
+        metric, scores = stored or (_default_metric(_config_of(report)), None)
         found = samples_of(samples) if samples is not None else None
-        page = _build(report, metric, scores if scores and scores.count else None, found,
-                      None, output)  # fmt: skip
+        page = _build(report, metric, scores, found, None, output)
         target = join(output, REPORT_HTML)
         store.write_bytes(target, page.encode("utf-8"))
         return target
