@@ -17,8 +17,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from neardup_udfs.config import load_config
-from neardup_udfs.normalization import NORMALIZATIONS
+from neardup_udfs.config import (
+    REPRESENTATIVES,
+    VERIFICATIONS,
+    add_method_arguments,
+    load_config,
+)
 from neardup_udfs.runs.dedup import Summary, run
 from neardup_udfs.runtime import add_input_arguments, job_main
 from neardup_udfs.stages.cluster import CLUSTERINGS
@@ -29,19 +33,9 @@ __all__ = ["Summary", "build_parser", "format_summary", "main", "run"]
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dedup.py", description="Remove near-duplicate documents.")
     add_input_arguments(p, "conf/dedup.toml")
-    p.add_argument(
-        "--normalize",
-        choices=NORMALIZATIONS,
-        help="web (default): visible text of HTML, whitespace collapsed, CJK characters as tokens",
-    )
-    p.add_argument("--method", choices=("minhash", "simhash"))
-    p.add_argument("--preset")
-    p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
-    p.add_argument("--bands", type=int)
-    p.add_argument("--rows", type=int)
-    p.add_argument("-k", type=int, help="SimHash: max Hamming distance (default 3)")
-    p.add_argument("--verification", choices=("hybrid", "exact", "estimate", "off"))
-    p.add_argument("--representative", choices=("min_id", "earliest", "longest"))
+    add_method_arguments(p, k_help="SimHash: max Hamming distance (default 3)")
+    p.add_argument("--verification", choices=VERIFICATIONS)
+    p.add_argument("--representative", choices=REPRESENTATIVES)
     p.add_argument("--order-col", dest="order_col")
     p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
     p.add_argument("--clustering", choices=CLUSTERINGS)

@@ -19,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from neardup_udfs.config import CLUSTERINGS, load_images_config
+from neardup_udfs.config import CLUSTERINGS, comma_list, load_images_config
 from neardup_udfs.runs.images import Summary, run
 from neardup_udfs.runtime import job_main
 
@@ -43,7 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clustering", choices=CLUSTERINGS)
     p.add_argument("--max-rounds", dest="max_rounds", type=int)
     p.add_argument("--max-driver-edges", dest="max_driver_edges", type=int)
-    p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
+    p.add_argument(
+        "--warc-content-types",
+        type=comma_list,
+        help="warc: media types read as images (comma-separated)",
+    )
+    p.add_argument("--outputs", type=comma_list, help="comma-separated")
     p.add_argument("--checkpoint-dir", dest="checkpoint_dir", help="reliable lineage cuts here")
     return p
 

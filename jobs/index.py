@@ -23,15 +23,15 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import index_store
-from neardup_udfs.config import IndexConfig, load_index_config
+from neardup_udfs.config import IndexConfig, add_method_arguments, load_index_config
 from neardup_udfs.index_store import IndexStoreError
 from neardup_udfs.io import InputError
-from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.runtime import (
     Cache,
     StageClock,
     add_input_arguments,
     begin_output,
+    check_directory,
     counts_of,
     job_main,
     read_checked,
@@ -87,6 +87,7 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     summary = Summary(action=config.action, seconds=clock.seconds)
     store = HadoopStorage(spark)
+    check_directory(store, config.index, "index")
     exists = index_store.exists(config.index, store)
     if config.action == "build" and exists:
         raise IndexStoreError(f"{config.index!r} already holds an index: use add")
@@ -189,14 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", help="the index directory")
     p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
     p.add_argument("--batch-id", dest="batch_id", help="build/add: the batch id (default: input)")
-    p.add_argument("--method", choices=("minhash", "simhash"))
-    p.add_argument("--normalize", choices=NORMALIZATIONS, help="build/add: web (default) or none")
-    p.add_argument("--preset")
-    p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
-    p.add_argument("--bands", type=int)
-    p.add_argument("--rows", type=int)
-    p.add_argument(
-        "-k", type=int, help="SimHash: build: the index's distance; query: the search distance"
+    add_method_arguments(
+        p, k_help="SimHash: build: the index's distance; query: the search distance"
     )
     p.add_argument("--top", type=int, help="query, MinHash: results per query (default 10)")
     return p

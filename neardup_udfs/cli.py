@@ -3,18 +3,23 @@
 Also semblance's MOSS winnowing (``winnow``, ``overlaps``, ``cover``) over raw file bytes.
 
 Exit status: 0 on success; 2 when any path could not be read or an option is wrong (each
-problem is one line on stderr; the readable inputs are still processed and printed).
+problem is one line on stderr; the readable inputs are still processed and printed). Inside a
+directory, a dangling symlink, a symlink loop or a subdirectory that cannot be listed is such
+a path; an entry skipped on purpose (a symlink to a directory, a special file) is one notice
+line on stderr and leaves the status alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import numpy as np
 
@@ -24,6 +29,9 @@ from neardup_udfs.kernels import minhash, winnow
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
+
+if TYPE_CHECKING:
+    from neardup_udfs.storage import ArrowStorage
 
 __all__ = ["main"]
 
@@ -41,37 +49,84 @@ class _Parser(argparse.ArgumentParser):
 
 @dataclass
 class Inputs:
-    """Documents read from the command line, in argument order, and the paths that failed."""
+    """Documents read from the command line, in argument order; the paths that failed
+    (``errors``: exit status 2) and the entries skipped on purpose (``notices``: the status
+    stays 0), one line each, naming the path."""
 
     docs: list[tuple[str, bytes]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
 
 
-def _walk(top: str) -> Iterator[str]:
+def _cannot_read(path: str, reason: str) -> str:
+    return f"cannot read {path!r}: {reason}"
+
+
+def _skipped(path: str, reason: str) -> str:
+    return f"skipped {path!r}: {reason}"
+
+
+def _unreadable_link(e: OSError) -> str:
+    """Why a symlink gives nothing to read: which kind of broken link, else the OS's word."""
+    if e.errno == errno.ELOOP:
+        return "symbolic link loop"
+    if e.errno == errno.ENOENT:
+        return "dangling symbolic link (its target does not exist)"
+    return e.strerror or str(e)
+
+
+def _link_to_file(path: str, out: Inputs) -> bool:
+    """True when the symlink ``path`` leads to a regular file. Otherwise one line in ``out``
+    names it: an error when it cannot be read (dangling, a loop), a notice when it leads to
+    a directory (not followed) or to a special file (not read)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        out.errors.append(_cannot_read(path, _unreadable_link(e)))
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    target = "a directory, not followed" if stat.S_ISDIR(mode) else "a special file, not read"
+    out.notices.append(_skipped(path, f"symbolic link to {target}"))
+    return False
+
+
+def _walk(top: str, out: Inputs) -> Iterator[str]:
     """Files under ``top`` in lexical order, depth first (Go ``filepath.WalkDir``).
 
-    Symlinks inside the tree are followed to regular files only; links to directories and
-    broken links are skipped.
+    Symlinks are followed to regular files only. Every other entry that is not read is one
+    line in ``out`` naming it, and the walk goes on: a dangling link, a symlink loop or a
+    directory that cannot be listed is an error (an unreadable path, as when named on the
+    command line); a link to a directory (not followed: each tree is read once, and links
+    cannot make the walk recur) and a special file (a fifo, socket or device: reading it
+    may block) are notices.
     """
-    with os.scandir(top) as it:
-        entries = sorted(it, key=lambda e: os.fsencode(e.name))
+    try:
+        with os.scandir(top) as it:
+            entries = sorted(it, key=lambda e: os.fsencode(e.name))
+    except OSError as err:
+        out.errors.append(_cannot_read(top, err.strerror or str(err)))
+        return
     for e in entries:
         path = os.path.join(top, e.name)
         if e.is_symlink():
-            if os.path.isfile(path):
+            if _link_to_file(path, out):
                 yield path
         elif e.is_dir():
-            yield from _walk(path)
+            yield from _walk(path, out)
         elif e.is_file():
             yield path
+        else:
+            out.notices.append(_skipped(path, "special file, not read"))
 
 
 def read_inputs(paths: Sequence[str], stdin: TextIO | None = None) -> Inputs:
-    """Read every path as raw bytes; directories expand to the files under them.
+    """Read every path as raw bytes; directories expand to the files under them (``_walk``).
 
     Notes:
         No paths, or ``-``, reads standard input as one document with id ``stdin``. A path
-        that cannot be read is recorded as an error line naming it; reading goes on.
+        that cannot be read is recorded as an error line naming it, an entry of a directory
+        skipped on purpose as a notice line naming it; reading goes on.
     """
     out = Inputs()
     stream = stdin if stdin is not None else sys.stdin
@@ -79,17 +134,12 @@ def read_inputs(paths: Sequence[str], stdin: TextIO | None = None) -> Inputs:
         if path == "-":
             out.docs.append((STDIN_ID, stream.buffer.read()))
             continue
-        try:
-            files = list(_walk(path)) if os.path.isdir(path) else [path]
-        except OSError as e:
-            out.errors.append(f"cannot read {path!r}: {e.strerror or e}")
-            continue
-        for f in files:
+        for f in _walk(path, out) if os.path.isdir(path) else [path]:
             try:
                 with open(f, "rb") as fh:
                     out.docs.append((f, fh.read()))
             except OSError as e:
-                out.errors.append(f"cannot read {f!r}: {e.strerror or e}")
+                out.errors.append(_cannot_read(f, e.strerror or str(e)))
     return out
 
 
@@ -118,10 +168,22 @@ def _fingerprinted(pipeline: Pipeline, inputs: Inputs) -> list[tuple[str, int]]:
     return out
 
 
-def _report_errors(errors: Sequence[str]) -> int:
-    for line in errors:
+def _say(lines: Sequence[str]) -> None:
+    for line in lines:
         print(f"neardup: {line}", file=sys.stderr)
+
+
+def _report_errors(errors: Sequence[str]) -> int:
+    """Each error as one line on stderr; the exit status: EXIT_USAGE when there is any."""
+    _say(errors)
     return EXIT_USAGE if errors else EXIT_OK
+
+
+def _report(inputs: Inputs) -> int:
+    """The notices, then the errors of ``inputs``, one line each on stderr; the exit status
+    (:func:`_report_errors`: notices alone leave it EXIT_OK)."""
+    _say(inputs.notices)
+    return _report_errors(inputs.errors)
 
 
 def _cmd_fingerprint(args: argparse.Namespace) -> int:
@@ -131,7 +193,7 @@ def _cmd_fingerprint(args: argparse.Namespace) -> int:
     for doc_id, fp in _fingerprinted(pipeline, inputs):
         out.write(f"{format_hex(fp)}\t{doc_id}\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
 
 
 def _cmd_cluster(args: argparse.Namespace) -> int:
@@ -151,7 +213,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         for doc_id in family:
             out.write(f"  {doc_id}\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
 
 
 def _cmd_signature(args: argparse.Namespace) -> int:
@@ -170,7 +232,7 @@ def _cmd_signature(args: argparse.Namespace) -> int:
         }
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
@@ -179,7 +241,7 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
     if len(inputs.docs) != 2:
         if not inputs.errors:
             inputs.errors.append("similarity needs exactly two files (a directory expands)")
-        return _report_errors(inputs.errors)
+        return _report(inputs)
     (id_a, a), (id_b, b) = inputs.docs
     sa, sb = pipeline.signature_batch([a, b])
     ka, kb = pipeline.band_keys_batch(np.stack([sa, sb]))
@@ -195,7 +257,7 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         "candidate": shared > 0,
     }
     print(json.dumps(record, ensure_ascii=False))
-    return EXIT_OK
+    return _report(inputs)
 
 
 def _positive_int(value: str) -> int:
@@ -218,7 +280,7 @@ def _cmd_winnow(args: argparse.Namespace) -> int:
         prints = [f"{p}:{format_hex(h)}" for p, h in pairs]
         out.write(json.dumps({"id": doc_id, "fingerprints": prints}, ensure_ascii=False) + "\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
 
 
 def _cmd_overlaps(args: argparse.Namespace) -> int:
@@ -260,24 +322,40 @@ def _cmd_cover(args: argparse.Namespace) -> int:
         }
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
+
+
+_MANIFEST_NAME = "_MANIFEST.json"  # = neardup_udfs.io.MANIFEST_NAME (io imports Spark)
+
+
+def _finished_output(output_dir: str) -> ArrowStorage | None:
+    """The storage of ``output_dir`` when it is a finished dedup output: its ``_MANIFEST.json``
+    (the success marker every job writes last) is there. Otherwise None, after one line on
+    stderr naming the directory: a killed run's outputs (report.json included) may be stale
+    or partial, so nothing is read from or written to it."""
+    from neardup_udfs.storage import ArrowStorage, StorageError, join
+
+    try:
+        store = ArrowStorage(output_dir)
+    except StorageError as e:
+        print(f"neardup: error: {e}", file=sys.stderr)
+        return None
+    if store.kind(join(output_dir, _MANIFEST_NAME)) != "file":
+        print(
+            f"neardup: {output_dir!r} is not a finished dedup output (no {_MANIFEST_NAME})",
+            file=sys.stderr,
+        )
+        return None
+    return store
 
 
 def _cmd_clusters(args: argparse.Namespace) -> int:
     import pyarrow.parquet as pq
 
-    from neardup_udfs.storage import ArrowStorage, StorageError, join
+    from neardup_udfs.storage import join
 
-    try:
-        store = ArrowStorage(args.output_dir)
-    except StorageError as e:
-        print(f"neardup: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    if store.kind(join(args.output_dir, "_MANIFEST.json")) != "file":
-        print(
-            f"neardup: {args.output_dir!r} is not a finished dedup output (no _MANIFEST.json)",
-            file=sys.stderr,
-        )
+    store = _finished_output(args.output_dir)
+    if store is None:
         return EXIT_USAGE
     path = store.path(join(args.output_dir, "clusters"))
     table = pq.read_table(path, filesystem=store.fs).to_pylist()
@@ -301,6 +379,8 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from neardup_udfs.report_html import ReportError, write_report_html
 
+    if _finished_output(args.output_dir) is None:
+        return EXIT_USAGE
     try:
         path = write_report_html(args.output_dir)
     except ReportError as e:
@@ -330,7 +410,7 @@ def _cmd_near(args: argparse.Namespace) -> int:
         for rank, m in enumerate(index.near(fp, args.distance), start=1):
             out.write(f"{doc_id}\t{rank}\t{m.id}\t{m.distance}\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
 
 
 def _cmd_similar(args: argparse.Namespace) -> int:
@@ -343,7 +423,7 @@ def _cmd_similar(args: argparse.Namespace) -> int:
         for r in index.similar(sig, args.top):
             out.write(f"{doc_id}\t{r.rank}\t{r.id}\t{r.jaccard:.4f}\n")
     out.flush()
-    return _report_errors(inputs.errors)
+    return _report(inputs)
 
 
 def _cmd_version(args: argparse.Namespace) -> int:
@@ -483,12 +563,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser(
         "report",
-        help="write report.html (counts, timings, plots, sample clusters) for a dedup output",
+        help="write report.html (counts, timings, plots, sample clusters) of a finished dedup run",
         description=(
-            "Builds a self-contained report.html (no network, no JavaScript) from a dedup job's"
-            " output directory (report.json, clusters/, pairs/ and samples/ when present),"
-            " writes it next to report.json and prints its path. Exit status 2 when the"
-            " directory has no readable report.json."
+            "Builds a self-contained report.html (no network, no JavaScript) from a finished"
+            " dedup job's output directory (report.json, clusters/, pairs/ and samples/ when"
+            " present), writes it next to report.json and prints its path. Exit status 2, and"
+            " nothing written, when the directory has no _MANIFEST.json (its run did not"
+            " finish: report.json may be stale) or no readable report.json."
         ),
     )
     rp.add_argument("output_dir")

@@ -3,6 +3,7 @@ validated once before Spark starts."""
 
 from __future__ import annotations
 
+import argparse
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -26,6 +27,8 @@ __all__ = [
     "InputConfig",
     "OUTPUTS",
     "SpansConfig",
+    "add_method_arguments",
+    "comma_list",
     "load_boilerplate_config",
     "load_config",
     "load_images_config",
@@ -64,6 +67,7 @@ class InputConfig:
     html_extractor: str = "raw"  # warc/wet: raw | resiliparse
     warc_content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
     checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
+    allow_empty_input: bool = False  # no files or no records: an empty run, not an error
 
     def warc_options(self) -> WarcOptions:
         """How WARC/WET records become documents under this config."""
@@ -118,23 +122,47 @@ class DedupConfig(InputConfig):
         """The resolved preset pipeline, with the ``normalize`` normalization.
 
         Notes:
-            MinHash without explicit bands/rows: ``banding = "recall"`` takes
-            ``lsh.recall_params`` (pairs at threshold + 0.05 become candidates with
-            probability >= 0.995) and signatures of ``bands * rows`` slots (at most the
-            preset's ``k``: 125 of 128 for the default 0.7 -> 25 x 5); ``"semblance"`` takes
-            the preset's own closest-threshold shape of ``k`` slots.
+            MinHash signatures have ``bands * rows`` slots, at most the preset's ``k`` (128
+            for semblance, or ``preset_options``' ``k``): the explicit ``bands``/``rows``;
+            else, for ``banding = "recall"``, ``lsh.recall_params`` (pairs at threshold +
+            0.05 become candidates with probability >= 0.995: 125 of 128 slots for the
+            default 0.7 -> 25 x 5); ``"semblance"`` takes the preset's own closest-threshold
+            shape of ``k`` slots. So the bands x rows of any pipeline this returns (in its
+            id, in an index's shape), given back as ``bands``/``rows``, return the same
+            pipeline.
+
+        Raises:
+            ConfigError: only one of ``bands``/``rows``, or a shape that does not fit the
+                preset's signature (the message names the keys and flags to set).
+            PresetError: a ``preset_options`` value the preset does not accept.
         """
         options: dict[str, Any] = dict(self.preset_options)
         if self.method == "minhash":
-            if self.bands is not None or self.rows is not None:
-                options.update(bands=self.bands, rows=self.rows, threshold=None)
-            elif self.banding == "semblance":
+            slots = int(options.get("k", get_preset(self.preset_name).options["k"].default))
+            shape = self._explicit_shape(slots)
+            if shape is None and self.banding == "semblance":
                 options.update(bands=None, rows=None, threshold=self.jaccard_threshold)
             else:
-                k = int(options.get("k", get_preset(self.preset_name).options["k"].default))
-                bands, rows = lsh.recall_params(k, self.jaccard_threshold)
+                bands, rows = shape or lsh.recall_params(slots, self.jaccard_threshold)
                 options.update(k=bands * rows, bands=bands, rows=rows, threshold=None)
         return resolve(self.preset_name, normalize=self.normalize, **options)
+
+    def _explicit_shape(self, slots: int) -> tuple[int, int] | None:
+        """MinHash: the ``(bands, rows)`` given, or None when neither is (the threshold
+        decides); ConfigError unless both are positive and use at most ``slots`` slots."""
+        if self.bands is None and self.rows is None:
+            return None
+        if self.bands is None or self.rows is None:
+            raise _fail("bands", "give both bands and rows, or neither (the threshold decides)")
+        _check_positive(self, ["bands", "rows"])
+        if self.bands * self.rows > slots:
+            raise _fail(
+                "bands",
+                f"{self.bands} x {self.rows} = {self.bands * self.rows} slots do not fit the "
+                f"{slots}-slot signatures of preset {self.preset_name!r}: give --bands B "
+                f"--rows R (keys bands, rows) with B x R <= {slots}",
+            )
+        return self.bands, self.rows
 
     @property
     def jaccard_threshold(self) -> float:
@@ -223,8 +251,6 @@ def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
             raise _fail("preset", f"{c.preset_name!r} is not a MinHash preset (method minhash)")
         if c.threshold is not None and not 0.0 < c.threshold < 1.0:
             raise _fail("threshold", f"must be in (0, 1), got {c.threshold!r}")
-        if (c.bands is None) != (c.rows is None):
-            raise _fail("bands", "give both bands and rows, or neither (the threshold decides)")
         if c.verification == "off":
             raise _fail("verification", "'off' is for simhash only (MinHash pairs need a check)")
     else:
@@ -242,9 +268,9 @@ def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
     if c.chaining_floor is not None and c.chaining_floor < 0:
         raise _fail("chaining_floor", f"must be >= 0, got {c.chaining_floor}")
     try:
-        c.pipeline()
+        c.pipeline()  # ConfigError names bands/rows; a PresetError is preset_options' doing
     except PresetError as e:
-        raise _fail("preset_options", str(e)) from None
+        raise _fail("preset_options" if c.preset_options else "preset", str(e)) from None
     return c
 
 
@@ -335,6 +361,38 @@ def _expected_types(hint: Any) -> tuple[type, ...]:
         else:
             out.append(origin)
     return tuple(out)
+
+
+def comma_list(value: str) -> tuple[str, ...]:
+    """A list key's value on the command line: its items comma-separated
+    (``--outputs docs,pairs`` for ``outputs = ["docs", "pairs"]``)."""
+    return tuple(value.split(","))
+
+
+def add_method_arguments(p: argparse.ArgumentParser, k_help: str) -> None:
+    """The flags of the keys that fix a text job's pipeline and LSH shape: ``--normalize``,
+    ``--method``, ``--preset``, ``--threshold``, ``--banding``, ``--bands``, ``--rows`` and
+    ``-k`` (help ``k_help``), each setting the key of its name and defaulting to None
+    (= not given, the config file's value stands)."""
+    p.add_argument(
+        "--normalize",
+        choices=NORMALIZATIONS,
+        help="web (default): visible text of HTML, whitespace collapsed, CJK characters as tokens",
+    )
+    p.add_argument("--method", choices=METHODS)
+    p.add_argument("--preset")
+    p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
+    p.add_argument(
+        "--banding",
+        choices=BANDINGS,
+        help="MinHash: bands x rows from the threshold: recall (default: pairs at threshold "
+        "+ 0.05 found with p >= 0.995) | semblance (the preset's closest-threshold shape)",
+    )
+    p.add_argument("--bands", type=int, help="MinHash: LSH bands instead (with --rows)")
+    p.add_argument(
+        "--rows", type=int, help="MinHash: rows per band (bands x rows <= the preset's k, 128)"
+    )
+    p.add_argument("-k", type=int, help=k_help)
 
 
 SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")

@@ -14,16 +14,26 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import __version__
 from neardup_udfs.config import ConfigError, ImagesConfig, InputConfig
-from neardup_udfs.io import INPUT_FORMATS, MANIFEST_NAME, InputError, read_input
-from neardup_udfs.schemas import LOST_BYTES, REASON
+from neardup_udfs.input_files import HIDDEN_REASON, Unread, unread_files
+from neardup_udfs.io import (
+    INPUT_FORMATS,
+    MALFORMED_JSON,
+    MANIFEST_NAME,
+    EmptyInput,
+    InputError,
+    malformed_lines,
+    read_input,
+    with_empty_files,
+)
+from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL
 from neardup_udfs.session import fit_shuffle_partitions
 from neardup_udfs.stages.rejects import split_rejects
-from neardup_udfs.storage import Storage, join
+from neardup_udfs.storage import HadoopStorage, Storage, file_in_the_way, join
 
 __all__ = [
     "Cache",
@@ -33,6 +43,7 @@ __all__ = [
     "StageRows",
     "add_input_arguments",
     "begin_output",
+    "check_directory",
     "counts_of",
     "input_stats",
     "job_main",
@@ -130,16 +141,30 @@ def read_checked(
     session's shuffle partitions to the input unless they were chosen
     (``session.fit_shuffle_partitions``).
 
+    Every record is accounted for: besides the rows Spark reads, each user file it passes
+    over for its name (``input_files``) is a reject of its own (report.json ``input``:
+    ``skipped_files``), a 0-byte text file is an empty document, and a malformed JSON line
+    is a reject named by its file and line. An input with no records at all raises
+    :class:`EmptyInput` unless ``config.allow_empty_input``.
+
     ``require``: (config key, column) pairs the input must have, else :class:`InputError`
     naming the key."""
+    path = path or config.input
+    allow_empty = config.allow_empty_input
+    unread = Unread((), ())
+    if config.input_format != "parquet":  # Spark passes over some files: account for them
+        unread = unread_files(HadoopStorage(spark), path)
     raw, text_col = read_input(
         spark,
-        path or config.input,
+        path,
         config.input_format,
         config.id_col,
         config.text_col,
         config.warc_options(),
+        allow_empty=allow_empty or bool(unread.hidden),
     )
+    if config.input_format == "text":
+        raw = with_empty_files(spark, raw, unread.empty)  # a 0-byte file is an empty document
     for key, column in require:
         if column not in raw.columns:
             raise InputError(
@@ -150,9 +175,21 @@ def read_checked(
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
     counts = reason_counts(split.tagged)
     n_good = counts.pop(None, 0)
-    stats = input_stats(split.tagged, counts=counts)
+    rejects = split.rejects
+    if counts.get(MALFORMED_JSON):  # named by file and line, not by a null id
+        located = malformed_lines(split.tagged)
+        rejects = rejects.where(F.col(REASON) != MALFORMED_JSON).unionByName(located)
+    if unread.hidden:
+        skipped = [(f.uri, HIDDEN_REASON) for f in unread.hidden]
+        rejects = rejects.unionByName(spark.createDataFrame(skipped, REJECTS_DDL))
+        counts[HIDDEN_REASON] = len(skipped)
     n_rejected = sum(counts.values())
-    return Checked(split.good, n_good, split.rejects, n_rejected, text_col, stats, partitions)
+    if n_good + n_rejected == 0 and not allow_empty:
+        raise EmptyInput(path)
+    stats = input_stats(split.tagged, counts=counts)
+    if unread.hidden:
+        stats["skipped_files"] = len(unread.hidden)
+    return Checked(split.good, n_good, rejects, n_rejected, text_col, stats, partitions)
 
 
 def reason_counts(tagged: DataFrame) -> dict[str | None, int]:
@@ -164,24 +201,44 @@ def input_stats(
     tagged: DataFrame, top: int = 50, counts: dict[str | None, int] | None = None
 ) -> dict[str, Any]:
     """What report.json says about the input: rejected rows by reason (the ``top`` most
-    frequent, ties by reason) and, for readers that can lose bytes (WARC), the bytes they
-    could not read. ``counts``: ``reason_counts(tagged)``, when the caller has it."""
+    frequent, ties by reason); for readers that can lose bytes (WARC), the bytes they could
+    not read; for readers that decode text (WARC), ``charset_overridden``, the records
+    decoded against their declared charset (valid UTF-8 declared otherwise, or a byte order
+    mark that contradicts it). ``counts``: ``reason_counts(tagged)``, when the caller has it."""
     counts = reason_counts(tagged) if counts is None else counts
     by_reason = sorted((-n, r) for r, n in counts.items() if r is not None)[:top]
     stats: dict[str, Any] = {"rejects_by_reason": {r: -n for n, r in by_reason}}
+    figures: list[Column] = []
     if LOST_BYTES in tagged.columns:
-        lost = tagged.agg(
-            F.sum(LOST_BYTES).alias("bytes"), F.countDistinct("path").alias("files")
-        ).first()
-        stats["files"] = int(lost["files"] or 0) if lost else 0
-        stats["unreadable_bytes"] = int(lost["bytes"] or 0) if lost else 0
+        figures += [F.sum(LOST_BYTES).alias("bytes"), F.countDistinct("path").alias("files")]
+    if CHARSET_OVERRIDDEN in tagged.columns:
+        figures.append(F.count(F.when(F.col(CHARSET_OVERRIDDEN), 1)).alias("overridden"))
+    if not figures:
+        return stats
+    got = tagged.agg(*figures).first()  # one Spark job for all of them
+    if LOST_BYTES in tagged.columns:
+        stats["files"] = int(got["files"] or 0) if got else 0
+        stats["unreadable_bytes"] = int(got["bytes"] or 0) if got else 0
+    if CHARSET_OVERRIDDEN in tagged.columns:
+        stats[CHARSET_OVERRIDDEN] = int(got["overridden"] or 0) if got else 0
     return stats
 
 
 def begin_output(store: Storage, output: str) -> None:
     """Remove a previous run's ``_MANIFEST.json`` from ``output`` (through ``store``): a run
-    that fails leaves no success marker."""
+    that fails leaves no success marker. Call it before any data is read: an ``output`` that
+    is (or lies under) a regular file is an :class:`InputError` naming that file."""
+    check_directory(store, output, "output")
     store.delete(join(output, MANIFEST_NAME))
+
+
+def check_directory(store: Storage, path: str, what: str) -> None:
+    """InputError unless a directory can be made (or is) at ``path``: no regular file is at
+    ``path`` or at one of its parents. ``what`` names the setting in the message."""
+    blocking = file_in_the_way(store, path)
+    if blocking is not None:
+        where = "is" if blocking == (path.rstrip("/") or path) else f"lies under {blocking!r},"
+        raise InputError(f"{what} {path!r} {where} a regular file, not a directory")
 
 
 def write_frames(
@@ -232,6 +289,13 @@ def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
         dest="checkpoint_dir",
         help="lineage cuts as reliable checkpoints here (a path or URI every executor reaches); "
         "default: spark.checkpoint.dir, else local checkpoints",
+    )
+    p.add_argument(
+        "--allow-empty-input",
+        dest="allow_empty_input",
+        action="store_true",
+        default=None,
+        help="an input with no files or no records gives an empty run instead of an error (exit 2)",
     )
 
 

@@ -9,7 +9,11 @@ FINGERPRINT_HEX = "fingerprint_hex"  # 16 lowercase hex digits
 PIPELINE = "pipeline"  # the pipeline id the fingerprint was made with
 REASON = "reason"
 READ_ERROR = "read_error"  # set by a reader (WARC) on rows that are not documents: the reason
+CORRUPT_RECORD = "_corrupt_record"  # Spark's raw JSON line that did not parse (jsonl)
+SOURCE_FILE = "__source_file"  # jsonl with malformed lines: the file a row came from
 LOST_BYTES = "lost_bytes"  # bytes of an input file a reader could not read (WARC)
+# boolean, WARC: the text was decoded as the bytes say (UTF-8, a BOM) against the declared charset
+CHARSET_OVERRIDDEN = "charset_overridden"
 
 FINGERPRINTS_DDL = (
     f"{DOC_ID} string, {FINGERPRINT} bigint, {FINGERPRINT_HEX} string, {PIPELINE} string"

@@ -19,11 +19,22 @@ directory, then a rename over the target.
 
 from __future__ import annotations
 
+import builtins
+import os
 import posixpath
 import uuid
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-__all__ = ["ArrowStorage", "HadoopStorage", "Storage", "StorageError", "join"]
+__all__ = [
+    "ArrowStorage",
+    "HadoopStorage",
+    "Listed",
+    "Storage",
+    "StorageError",
+    "file_in_the_way",
+    "join",
+]
 
 Kind = Literal["file", "dir"]
 
@@ -38,6 +49,16 @@ def join(base: str, *parts: str) -> str:
     for part in parts:
         out = f"{out}/{part.strip('/')}" if out not in ("", "/") else f"{out}{part.strip('/')}"
     return out
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A file found under an input path."""
+
+    uri: str  # as Spark names it in a ``path`` column (``file:/data/a.txt``)
+    under: str  # its path below the listed root ("" when the root is the file itself)
+    length: int  # bytes
+    modified: int  # milliseconds since the epoch
 
 
 class Storage(Protocol):
@@ -63,6 +84,23 @@ class Storage(Protocol):
     def list(self, path: str) -> list[str]:
         """The names directly under directory ``path`` (empty when there is none)."""
         ...
+
+
+def file_in_the_way(store: Storage, path: str) -> str | None:
+    """The regular file, at ``path`` or at one of its parents, that keeps a directory from
+    being made at ``path``; None when there is none."""
+    current = path.rstrip("/") or path
+    while current:
+        kind = store.kind(current)
+        if kind == "file":
+            return current
+        if kind == "dir":
+            return None
+        parent = posixpath.dirname(current)
+        if parent == current or parent.endswith(":") or parent.endswith("//"):
+            return None
+        current = parent
+    return None
 
 
 def _temporary(path: str) -> str:
@@ -132,6 +170,51 @@ class HadoopStorage:
         if not fs.exists(p) or not fs.getFileStatus(p).isDirectory():
             return []
         return sorted(str(s.getPath().getName()) for s in fs.listStatus(p))
+
+    def files(self, path: str) -> builtins.list[Listed]:
+        """Every file under ``path`` (a file, a directory read recursively, or a glob), hidden
+        names included, in no particular order; empty when nothing matches."""
+        fs, p = self._open(path)
+        roots = fs.globStatus(p)
+        if roots is None:
+            return []
+        out: builtins.list[Listed] = []
+        for root in roots:
+            if not root.isDirectory():
+                out.append(_listed(root, ""))
+            elif str(fs.getScheme()) == "file":  # one py4j call per root, not per file
+                out.extend(_local_files(str(root.getPath().toUri().getPath())))
+            else:
+                base = str(root.getPath().toString()).rstrip("/") + "/"
+                found = fs.listFiles(root.getPath(), True)
+                while found.hasNext():
+                    status = found.next()
+                    out.append(_listed(status, str(status.getPath().toString())[len(base) :]))
+        return out
+
+
+def _listed(status: Any, under: str) -> Listed:
+    uri = str(status.getPath().toString())
+    length, modified = int(status.getLen()), int(status.getModificationTime())
+    return Listed(uri, under, length, modified)
+
+
+def _local_files(top: str) -> list[Listed]:
+    """The files under local directory ``top``, named as Hadoop's local filesystem names them
+    (``file:`` + the absolute path, unescaped; its checksum files left out, as it does)."""
+    out = []
+    for parent, _, names in os.walk(top):
+        for name in names:
+            local = os.path.join(parent, name)
+            if name.startswith(".") and name.endswith(".crc"):
+                continue
+            try:
+                st = os.stat(local)
+            except OSError:  # a dangling link: Hadoop does not list it either
+                continue
+            under = os.path.relpath(local, top).replace(os.sep, "/")
+            out.append(Listed(f"file:{local}", under, st.st_size, int(st.st_mtime * 1000)))
+    return out
 
 
 def _java_message(e: Exception) -> str:

@@ -14,6 +14,8 @@ content encodings. FastWARC 2.0 was faster but failed on such a record of a real
 
 from __future__ import annotations
 
+import codecs
+import functools
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -22,6 +24,8 @@ from typing import IO, Any
 import pandas as pd
 from warcio.archiveiterator import ArchiveIterator
 from warcio.recordloader import ArcWarcRecord
+
+from neardup_udfs.schemas import CHARSET_OVERRIDDEN
 
 __all__ = [
     "COLUMNS",
@@ -51,11 +55,12 @@ COLUMNS = (
     "text",  # the document's text (null when read_error is set)
     "read_error",  # why the row is not a document (null for documents)
     "lost_bytes",  # unreadable range: its length; truncated record: the bytes missing
+    CHARSET_OVERRIDDEN,  # the text is not what the declared charset gives (see _decode)
 )
 SCHEMA_DDL = (
     "doc_id string, url string, warc_date string, warc_type string, content_type string, "
     "http_status int, path string, offset bigint, text string, read_error string, "
-    "lost_bytes bigint"
+    f"lost_bytes bigint, {CHARSET_OVERRIDDEN} boolean"
 )
 # payload = "bytes" (images): ``content`` (the decoded payload's bytes) instead of ``text``
 BYTES_COLUMNS = tuple("content" if c == "text" else c for c in COLUMNS)
@@ -160,6 +165,7 @@ def _frame(rows: list[Row], columns: tuple[str, ...]) -> pd.DataFrame:
     df["http_status"] = df["http_status"].astype("Int32")
     df["offset"] = df["offset"].astype("int64")
     df["lost_bytes"] = df["lost_bytes"].astype("int64")
+    df[CHARSET_OVERRIDDEN] = df[CHARSET_OVERRIDDEN].astype("bool")
     return df
 
 
@@ -190,12 +196,13 @@ def _row(record: ArcWarcRecord, path: str, offset: int, options: WarcOptions) ->
         if reason is None and options.payload == "bytes":
             row["content"] = payload
         elif reason is None:
-            row["text"] = _text(payload, media, charset, options.extractor)
+            row["text"], row[CHARSET_OVERRIDDEN] = _text(payload, media, charset, options.extractor)
     if reason is not None:
         row["read_error"] = reason
     if not headers.get_header("WARC-Record-ID"):
         row["read_error"] = "record has no WARC-Record-ID"
         row["text"] = row["content"] = None
+        row[CHARSET_OVERRIDDEN] = False
     return row
 
 
@@ -236,27 +243,137 @@ def _payload(record: ArcWarcRecord, max_bytes: int) -> tuple[bytes, str | None, 
     return data, None, 0
 
 
-def _text(payload: bytes, media: str | None, charset: str | None, extractor: str) -> str:
+def _text(
+    payload: bytes, media: str | None, charset: str | None, extractor: str
+) -> tuple[str, bool]:
+    """The document's text, and whether its declared charset was set aside (:func:`_decode`).
+
+    Both extractors decode the payload by the same rule, so byte-identical payloads give the
+    same HTML to extract from; ``resiliparse`` differs only where nothing decides (no usable
+    declaration, not UTF-8): it asks uchardet instead of assuming Windows-1252."""
     if extractor == "resiliparse" and media in HTML_TYPES:
         from resiliparse.extract.html2text import extract_plain_text
-        from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 
-        html = bytes_to_str(payload, charset or detect_encoding(payload) or "utf-8")
-        return str(extract_plain_text(html, main_content=True))
+        html, overridden = _decode(payload, charset, fallback=_detected)
+        return str(extract_plain_text(html, main_content=True)), overridden
     return _decode(payload, charset)
 
 
-def _decode(payload: bytes, charset: str | None) -> str:
-    """Declared charset, else UTF-8, else Windows-1252 (never fails, never guesses twice)."""
-    if charset:
+def _windows_1252(payload: bytes) -> str:
+    return payload.decode("cp1252", errors="replace")
+
+
+def _detected(payload: bytes) -> str:
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+
+    return str(bytes_to_str(payload, detect_encoding(payload) or "utf-8"))
+
+
+# byte order marks, longest first (a UTF-32LE BOM starts with the UTF-16LE one)
+BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+BOM_PREFIXES = tuple(bom for bom, _ in BOMS)
+WIDE = ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be")
+# without a BOM, the generic wide codecs mean little-endian (as WHATWG reads "utf-16"), on
+# every machine (Python's would follow the machine's byte order)
+NO_BOM = {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}
+ASCII = bytes(range(128))
+
+
+def _decode(
+    payload: bytes, charset: str | None, fallback: Callable[[bytes], str] = _windows_1252
+) -> tuple[str, bool]:
+    """The payload's text, and whether the declared charset was set aside for it.
+
+    The bytes decide where they can, the declaration where they cannot; first match wins:
+
+    1. a byte order mark (UTF-8, UTF-16 or UTF-32, LE or BE): that encoding, the mark
+       stripped, whatever is declared (as browsers do);
+    2. the declared charset, when the bytes bear it out and decode in it without error: a
+       UTF-16/32 declaration and a NUL byte in the payload, or an ISO-2022 declaration and
+       an ESC byte (a UTF-16 page has a NUL in every ASCII character, an ISO-2022-JP page
+       is 7-bit with ESC shifts: both can be valid UTF-8, but UTF-8 text has neither byte);
+    3. valid UTF-8: UTF-8, whatever is declared. A page in another charset is very
+       unlikely to be valid UTF-8 once it holds one non-ASCII character; and pure ASCII
+       reads the same under every ASCII-compatible charset, while under the others (UTF-7,
+       HZ, EBCDIC, Python's Shift_JISX0213 reading 0x5C as a yen sign, UTF-16/32 without
+       the NULs of 2.) no browser reads ASCII bytes as anything but ASCII either;
+    4. the declared charset, invalid bytes replaced by U+FFFD (an unknown name, or a codec
+       that is not a charset such as ``base64``, counts as undeclared);
+    5. ``fallback``: Windows-1252 (resiliparse: uchardet's guess).
+
+    So byte-identical payloads decode to the same text whatever they declare, except where
+    the declaration is all there is to go on: bytes that are not UTF-8, and the NUL or ESC
+    bytes of 2. (which no UTF-8 text holds). The declared charset is set aside (the second
+    value) when one that Python knows was declared and the text differs from what it gives:
+    a UTF-8 page declared Shift_JIS or ISO-8859-1 is counted, an ASCII page declared
+    ISO-8859-1 is not (same text).
+    """
+    declared = _codec(charset)
+    for bom, name in BOMS:
+        if payload.startswith(bom):
+            text = payload[len(bom) :].decode(name, errors="replace")
+            return text, _set_aside(payload, declared, text)
+    if declared is not None and _borne_out(payload, declared):
         try:
-            return payload.decode(charset, errors="replace")
-        except LookupError:
+            return payload.decode(NO_BOM.get(declared, declared)), False
+        except UnicodeDecodeError:
             pass
     try:
-        return payload.decode("utf-8")
+        text = payload.decode("utf-8")
     except UnicodeDecodeError:
-        return payload.decode("cp1252", errors="replace")
+        if declared is None:
+            return fallback(payload), False
+        return payload.decode(NO_BOM.get(declared, declared), errors="replace"), False
+    return text, _set_aside(payload, declared, text)
+
+
+def _borne_out(payload: bytes, declared: str) -> bool:
+    """Do the bytes hold the byte the declared charset uses and UTF-8 text never does?"""
+    if declared in WIDE:
+        return b"\x00" in payload
+    return declared.startswith("iso2022") and b"\x1b" in payload
+
+
+def _set_aside(payload: bytes, declared: str | None, text: str) -> bool:
+    """Does ``text`` differ from what the declared charset makes of ``payload``?"""
+    if declared is None:
+        return False
+    bom = payload.startswith(BOM_PREFIXES)
+    if declared in ("utf-8", "utf-8-sig") and not bom:  # decoded as declared
+        return False
+    if payload.isascii() and _ascii_safe(declared):
+        return False
+    codec = declared if bom else NO_BOM.get(declared, declared)
+    own = payload.decode(codec, errors="replace")
+    return own.removeprefix("\ufeff") != text
+
+
+@functools.cache
+def _ascii_safe(codec: str) -> bool:
+    """Does ``codec`` read every ASCII byte as that ASCII character?"""
+    return ASCII.decode(NO_BOM.get(codec, codec), errors="replace") == ASCII.decode("ascii")
+
+
+@functools.lru_cache(maxsize=1024)  # the charsets of a crawl are few, but headers are free text
+def _codec(charset: str | None) -> str | None:
+    """Python's name of the declared charset's codec; None when undeclared, unknown, or not
+    a charset (``base64``, ``rot13``, ``idna``: no bytes-to-text decoding with replacement)."""
+    if not charset:
+        return None
+    try:
+        info = codecs.lookup(charset)
+        if not getattr(info, "_is_text_encoding", True):
+            return None
+        b"<p>\xff".decode(info.name, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return None
+    return info.name
 
 
 def _media_type(content_type: str | None) -> tuple[str | None, str | None]:
@@ -276,6 +393,7 @@ def _located(path: str, offset: int) -> Row:
     """A row of every column, named by its location (``<path>@<offset>``), nothing read yet."""
     row: Row = dict.fromkeys(COLUMNS + ("content",))
     row.update(doc_id=f"{path}@{offset}", path=path, offset=offset, lost_bytes=0)
+    row[CHARSET_OVERRIDDEN] = False
     return row
 
 

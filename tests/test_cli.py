@@ -3,8 +3,10 @@ subcommand once as a real process (``python -m neardup_udfs``), as a user runs i
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -130,6 +132,79 @@ def test_directory_given_where_a_file_is_read_is_reported(corpus: Path) -> None:
     res = run("cluster", str(corpus / "missing-dir"), str(corpus))
     assert res.returncode == 2
     assert "missing-dir" in res.stderr and "4 document(s)" in res.stdout
+
+
+def _linked_tree(tmp_path: Path) -> Path:
+    """A directory holding a good file, a dangling link, a self-referencing link loop and a
+    link to a directory outside it (whose file must not be read)."""
+    top, elsewhere = tmp_path / "top", tmp_path / "elsewhere"
+    top.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "hidden.txt").write_bytes(LOCKED)
+    (top / "a.txt").write_bytes(LOCKED + b"!")
+    os.symlink("nowhere", top / "dangling")
+    os.symlink("loop", top / "loop")
+    os.symlink(elsewhere, top / "dirlink")
+    return top
+
+
+def test_walk_names_every_skipped_link_and_reads_the_rest(tmp_path: Path) -> None:
+    top = _linked_tree(tmp_path)
+    res = run("fp", str(top))
+    assert res.returncode == 2  # a dangling link or a loop is an unreadable path
+    assert [line.split("\t")[1] for line in res.stdout.splitlines()] == [str(top / "a.txt")]
+    assert res.stderr.splitlines() == [
+        f"neardup: skipped '{top / 'dirlink'}': symbolic link to a directory, not followed",
+        f"neardup: cannot read '{top / 'dangling'}': dangling symbolic link"
+        " (its target does not exist)",
+        f"neardup: cannot read '{top / 'loop'}': symbolic link loop",
+    ]
+
+
+def test_walk_notices_alone_keep_exit_status_0(tmp_path: Path) -> None:
+    top = _linked_tree(tmp_path)
+    (top / "dangling").unlink()
+    (top / "loop").unlink()
+    os.mkfifo(top / "fifo")  # read, it would block: skipped
+    os.symlink("fifo", top / "fifolink")
+    res = run("winnow", "--k", "4", "--w", "4", str(top))
+    assert res.returncode == 0
+    assert [r["id"] for r in json_lines(res.stdout)] == [str(top / "a.txt")]
+    assert res.stderr.splitlines() == [
+        f"neardup: skipped '{top / 'dirlink'}': symbolic link to a directory, not followed",
+        f"neardup: skipped '{top / 'fifo'}': special file, not read",
+        f"neardup: skipped '{top / 'fifolink'}': symbolic link to a special file, not read",
+    ]
+
+
+def test_walk_goes_on_past_a_directory_it_cannot_list(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub, scandir = str(corpus / "sub"), os.scandir
+
+    def failing(path: str = ".") -> Any:  # as root, chmod cannot make a directory unreadable
+        if path == sub:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", failing)
+    res = run("fp", str(corpus))
+    assert res.returncode == 2
+    paths = [line.split("\t")[1] for line in res.stdout.splitlines()]
+    assert paths == [str(corpus / "a.txt"), str(corpus / "b.txt")]
+    assert res.stderr == f"neardup: cannot read '{sub}': Permission denied\n"
+
+
+def test_similarity_reports_what_a_directory_skipped(tmp_path: Path) -> None:
+    top = _linked_tree(tmp_path)
+    hidden = tmp_path / "elsewhere" / "hidden.txt"
+    res = run("similarity", str(top), str(hidden))  # the directory gives one file: a.txt
+    assert res.returncode == 2
+    assert [json.loads(res.stdout)[k] for k in ("a", "b")] == [str(top / "a.txt"), str(hidden)]
+    assert len(res.stderr.splitlines()) == 3
+    assert f"skipped '{top / 'dirlink'}': symbolic link to a directory" in res.stderr
+    assert f"'{top / 'dangling'}': dangling symbolic link" in res.stderr
+    assert f"'{top / 'loop'}': symbolic link loop" in res.stderr
 
 
 @pytest.mark.parametrize(
@@ -452,12 +527,21 @@ def test_cover_missing_file_named_others_printed(
 
 
 def _clusters_output(root: Path) -> Path:
-    """A finished dedup output of one cluster {a*, b} and a single c (no Spark needed)."""
+    """A finished dedup output of one cluster {a*, b} and a single c (no Spark needed), with
+    the manifest ``runtime.write_report`` writes last: report.json's content and the job."""
     from test_report_html import make_output
 
     make_output(root, {"a": [("b", 0.9)], "c": []})
-    (root / "_MANIFEST.json").write_text("{}")
+    manifest = {"job": "dedup", **json.loads((root / "report.json").read_text())}
+    (root / "_MANIFEST.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return root
+
+
+def test_manifest_name_is_the_jobs_success_marker() -> None:
+    from neardup_udfs import cli
+    from neardup_udfs.io import MANIFEST_NAME
+
+    assert cli._MANIFEST_NAME == MANIFEST_NAME
 
 
 def test_clusters_lists_families_largest_first(
@@ -478,6 +562,23 @@ def test_clusters_lists_families_largest_first(
     (root / "_MANIFEST.json").unlink()
     status, out, err = cli(capsys, "clusters", str(root))
     assert (status, out) == (2, "") and "no _MANIFEST.json" in err
+
+
+def test_report_refuses_an_unfinished_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _clusters_output(tmp_path / "out")
+    manifest = (root / "_MANIFEST.json").read_bytes()
+    (root / "_MANIFEST.json").unlink()  # a killed run: its report.json may be stale
+    before = sorted(root.rglob("*"))
+    status, out, err = cli(capsys, "report", str(root))
+    assert (status, out) == (2, "")
+    assert err == f"neardup: '{root}' is not a finished dedup output (no _MANIFEST.json)\n"
+    assert sorted(root.rglob("*")) == before and not (root / "report.html").exists()
+    (root / "_MANIFEST.json").write_bytes(manifest)
+    status, out, err = cli(capsys, "report", str(root))
+    assert (status, out, err) == (0, f"{root / 'report.html'}\n", "")
+    assert (root / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
 def _process_cases(tmp: Path) -> list[tuple[list[str], bytes, int, str]]:

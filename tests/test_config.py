@@ -45,6 +45,10 @@ def test_threshold_derives_the_lsh_shape() -> None:
     assert dict(c.pipeline().params)["bands"] == 32
     c = load_config(input="i", output="o", bands=32, rows=4)
     assert c.pipeline().id == "web/1+semblance/1;bands=32,rows=4"
+    # an explicit shape's signatures have bands x rows slots, as the recall shape's do
+    c = load_config(input="i", output="o", bands=25, rows=5)
+    assert c.pipeline().id == load_config(input="i", output="o").pipeline().id
+    assert dict(c.pipeline().params)["k"] == 125
 
 
 @pytest.mark.parametrize(
@@ -57,7 +61,9 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"input_format": "csv"}, "config key 'input_format'"),
         ({"threshold": 1.2}, "config key 'threshold': must be in (0, 1)"),
         ({"bands": 16}, "config key 'bands': give both bands and rows"),
-        ({"bands": 3, "rows": 8}, "bands x rows must equal k: 3 x 8 != 128"),
+        ({"bands": 20, "rows": 8}, "config key 'bands': 20 x 8 = 160 slots do not fit the 128"),
+        ({"bands": 8, "rows": 0}, "config key 'rows': must be a positive integer"),
+        ({"preset_options": {"k": 64}, "bands": 16, "rows": 8}, "--bands B --rows R (keys"),
         ({"method": "simhash", "threshold": 0.5}, "config key 'threshold': applies to method"),
         ({"method": "simhash", "k": 64}, "config key 'k': the Hamming distance must be in"),
         ({"preset": "ditto/2"}, "config key 'preset': 'ditto/2' is not a MinHash preset"),

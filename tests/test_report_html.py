@@ -477,6 +477,8 @@ def test_cli_report_writes_and_prints_path(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_output(tmp_path / "out", {"a": [("b", 0.9)]})
+    report = json.loads((root / "report.json").read_text())
+    (root / "_MANIFEST.json").write_text(json.dumps({"job": "dedup", **report}))
     assert main(["report", str(root)]) == 0
     out = capsys.readouterr().out.strip()
     assert out == str(root / "report.html")
@@ -488,7 +490,8 @@ def test_cli_report_without_report_json_fails(
 ) -> None:
     empty = tmp_path / "not-an-output"
     empty.mkdir()
-    assert main(["report", str(empty)]) != 0
+    (empty / "_MANIFEST.json").write_text("{}")  # finished, but its report.json is gone
+    assert main(["report", str(empty)]) == 2
     captured = capsys.readouterr()
     assert str(empty) in captured.err and "report.json" in captured.err
     assert not (empty / "report.html").exists()

@@ -10,7 +10,17 @@ from typing import Any
 
 import pytest
 from dedup_corpus import planted
-from warc_corpus import Crawl, add_odd_records, corrupt, record_id, write_documents, write_wet
+from warc_corpus import (
+    JAPANESE_PAGE,
+    SHIFT_JIS_PAGE,
+    Crawl,
+    add_charset_twins,
+    add_odd_records,
+    corrupt,
+    record_id,
+    write_documents,
+    write_wet,
+)
 from warcio.archiveiterator import ArchiveIterator
 
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_config
@@ -147,6 +157,48 @@ def test_dedup_on_warc_reads_the_same_documents_as_jsonl(spark, crawl, tmp_path)
         r.cluster_id for r in spark.read.parquet(str(tmp_path / "warc" / "clusters")).collect()
     }
     assert s.clusters >= 6 and len(clusters) >= 6
+
+
+def test_charset_twins_are_exact_duplicates_and_the_override_is_counted(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Byte-identical UTF-8 pages, one declared Shift_JIS, one UTF-8: the same text, so one
+    exact-duplicate group; report.json counts the record decoded against its charset, and
+    docs/ says which kept record was."""
+    (tmp_path / "in").mkdir()
+    crawl = Crawl()
+    singles = [d for d in CORPUS.docs if d[0].startswith("single")][:6]
+    w = write_documents(tmp_path / "in" / "a.warc.gz", singles, crawl, with_requests=False)
+    ids = add_charset_twins(w)
+    w.close()
+    cfg = load_config(input=str(tmp_path / "in"), output="o", input_format="warc")
+    cache = Cache()
+    try:
+        read = read_checked(spark, cfg, cache)
+        got = {r.doc_id: r.text for r in read.good.collect()}
+    finally:
+        cache.release()
+    assert got == crawl.documents
+    assert got[ids["twin-sjis"]] == got[ids["twin-utf8"]] == JAPANESE_PAGE
+    assert got[ids["real-sjis"]] == SHIFT_JIS_PAGE
+    assert read.stats["charset_overridden"] == 1
+
+    out = tmp_path / "out"
+    s = _dedup(spark, tmp_path / "in", out, input_format="warc")
+    assert s.input == len(singles) + 3 and s.rejected == 0
+    assert s.exact_duplicates == 1
+    clusters = {r.doc_id: r for r in spark.read.parquet(str(out / "clusters")).collect()}
+    twins = [clusters[ids["twin-sjis"]], clusters[ids["twin-utf8"]]]
+    assert twins[0].cluster_id == twins[1].cluster_id
+    assert sorted(t.is_representative for t in twins) == [False, True]
+    real = clusters[ids["real-sjis"]]
+    assert real.is_representative and real.cluster_id != twins[0].cluster_id
+    report = json.loads((out / "report.json").read_text())
+    assert report["input"]["charset_overridden"] == 1
+    assert report["input"]["unreadable_bytes"] == 0
+    docs = {r.doc_id: r for r in spark.read.parquet(str(out / "docs")).collect()}
+    assert ids["real-sjis"] in docs and not docs[ids["real-sjis"]].charset_overridden
+    kept = next(docs[i] for i in (ids["twin-sjis"], ids["twin-utf8"]) if i in docs)
+    assert kept.text == JAPANESE_PAGE
+    assert kept.charset_overridden == (kept.doc_id == ids["twin-sjis"])
 
 
 def test_wet_input_is_read_as_documents(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -12,8 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from warc_corpus import (
+    JAPANESE_PAGE,
+    SHIFT_JIS_PAGE,
     Crawl,
     CrawlWriter,
+    add_charset_twins,
     add_odd_records,
     corrupt,
     html_page,
@@ -23,7 +26,7 @@ from warc_corpus import (
 )
 from warcio.archiveiterator import ArchiveIterator
 
-from neardup_udfs.warc import COLUMNS, WarcOptions, read_file, record_batches
+from neardup_udfs.warc import COLUMNS, EXTRACTORS, WarcOptions, read_file, record_batches
 
 SHARED_CRAWL = Path(__file__).resolve().parents[2] / "shared" / "data" / "crawl"
 DOCS = [(f"page{i}", f"Story number {i}.\n\nIt has two paragraphs, this is {i}.") for i in range(6)]
@@ -93,6 +96,146 @@ def test_undeclared_charset_is_utf8_else_windows_1252(tmp_path: Path) -> None:
     by_id = {r["doc_id"]: r["text"] for r in _rows(crawl.files[0])}
     assert by_id[record_id("u")] == "na\u00efve \u2014 ok"
     assert by_id[record_id("w")] == "na\u00efve \u2014 ok"
+
+
+def _declared(
+    tmp_path: Path, bodies: dict[str, tuple[bytes, str]], extractor: str = "raw"
+) -> dict[str, dict]:
+    """One text/html response per name (body, charset; "" = none declared): name -> row."""
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "charsets.warc.gz", crawl)
+    for name, (body, charset) in bodies.items():
+        declared = f"; charset={charset}" if charset else ""
+        w.response(name, f"http://x/{name}", body, content_type=f"text/html{declared}")
+    w.close()
+    by_id = {r["doc_id"]: r for r in _rows(crawl.files[0], WarcOptions(extractor=extractor))}
+    return {name: by_id[record_id(name)] for name in bodies}
+
+
+@pytest.mark.parametrize("extractor", EXTRACTORS)
+def test_byte_identical_utf8_payloads_decode_alike_whatever_they_declare(
+    tmp_path: Path, extractor: str
+) -> None:
+    """A valid multi-byte UTF-8 body is UTF-8, whatever its header says (Shift_JIS gives
+    mojibake with replacement characters, ISO-8859-1 clean-looking mojibake, an unknown
+    name used to fail the resiliparse path); set aside = a known charset said otherwise."""
+    body = JAPANESE_PAGE.encode("utf-8")
+    rows = _declared(
+        tmp_path,
+        {
+            "sjis": (body, "Shift_JIS"),
+            "utf8": (body, "UTF-8"),
+            "latin1": (body, "ISO-8859-1"),
+            "euc": (body, "EUC-JP"),
+            "none": (body, ""),
+            "bogus": (body, "x-no-such-charset"),
+        },
+        extractor,
+    )
+    assert {n: r["read_error"] for n, r in rows.items()} == dict.fromkeys(rows)
+    texts = {r["text"] for r in rows.values()}
+    assert len(texts) == 1
+    (text,) = texts
+    if extractor == "raw":
+        assert text == JAPANESE_PAGE
+    else:
+        assert "\u6e2f\u306e\u65b0\u3057\u3044\u6a4b" in text and "<p>" not in text
+    overridden = {n for n, r in rows.items() if r["charset_overridden"]}
+    assert overridden == {"sjis", "latin1", "euc"}
+
+
+@pytest.mark.parametrize("extractor", EXTRACTORS)
+def test_a_genuine_shift_jis_page_still_decodes_as_shift_jis(
+    tmp_path: Path, extractor: str
+) -> None:
+    sjis = SHIFT_JIS_PAGE.encode("shift_jis")
+    cyrillic = html_page("\u041d\u043e\u0432\u043e\u0441\u0442\u0438 \u0434\u043d\u044f.")
+    with pytest.raises(UnicodeDecodeError):
+        sjis.decode("utf-8")  # what lets the declaration decide
+    rows = _declared(
+        tmp_path,
+        {
+            "sjis": (sjis, "Shift_JIS"),
+            "cp932": (sjis, "cp932"),
+            "cp1251": (cyrillic.encode("cp1251"), "windows-1251"),
+        },
+        extractor,
+    )
+    for name, r in rows.items():
+        assert r["read_error"] is None and not r["charset_overridden"], name
+    if extractor == "raw":
+        assert rows["sjis"]["text"] == rows["cp932"]["text"] == SHIFT_JIS_PAGE
+        assert rows["cp1251"]["text"] == cyrillic
+    else:
+        assert "\u56f3\u66f8\u9928" in rows["sjis"]["text"]
+        assert "\u041d\u043e\u0432\u043e\u0441\u0442\u0438" in rows["cp1251"]["text"]
+
+
+def test_ascii_payloads_decode_alike_under_any_declaration(tmp_path: Path) -> None:
+    """ASCII bytes are ASCII, also under the charsets that would read them otherwise
+    (Shift_JISX0213: 0x5C is a yen sign, 0x7E an overline; UTF-16 with no NUL byte: CJK;
+    EBCDIC); counted as set aside only there, where the text differs."""
+    body = b"<html><body><p>C:\\temp ~user {a|b} [c]</p></body></html>"
+    charsets = ["UTF-8", "Shift_JIS", "ISO-8859-1", "shift_jisx0213", "UTF-16", "cp500", ""]
+    rows = _declared(tmp_path, {f"c{i}": (body, cs) for i, cs in enumerate(charsets)})
+    assert {r["text"] for r in rows.values()} == {body.decode("ascii")}
+    overridden = {charsets[int(n[1:])] for n, r in rows.items() if r["charset_overridden"]}
+    assert overridden == {"shift_jisx0213", "UTF-16", "cp500"}
+
+
+def test_a_bom_wins_and_the_bytes_can_bear_out_a_wide_or_iso2022_declaration(
+    tmp_path: Path,
+) -> None:
+    """Byte order marks decide (stripped); a UTF-16 page without one, or an ISO-2022-JP
+    page (7-bit, so valid UTF-8 too), keeps its declaration when the bytes bear it out."""
+    page = JAPANESE_PAGE
+    rows = _declared(
+        tmp_path,
+        {
+            "utf16-bom-latin1": (page.encode("utf-16"), "ISO-8859-1"),
+            "utf16-bom-none": (page.encode("utf-16"), ""),
+            "utf8-bom-utf8": (b"\xef\xbb\xbf" + page.encode(), "utf-8"),
+            "utf8-bom-sjis": (b"\xef\xbb\xbf" + page.encode(), "Shift_JIS"),
+            "utf16le-declared": (page.encode("utf-16-le"), "UTF-16LE"),
+            "utf16-declared": (page.encode("utf-16-le"), "UTF-16"),
+            "iso2022": (page.encode("iso2022_jp"), "ISO-2022-JP"),
+        },
+    )
+    assert {n: r["text"] for n, r in rows.items()} == dict.fromkeys(rows, page)
+    overridden = {n for n, r in rows.items() if r["charset_overridden"]}
+    assert overridden == {"utf16-bom-latin1", "utf8-bom-sjis"}
+
+
+def test_charset_overridden_is_set_only_on_documents_decoded_against_their_charset(
+    tmp_path: Path,
+) -> None:
+    crawl = Crawl()
+    w = write_documents(tmp_path / "a.warc.gz", DOCS[:2], crawl)
+    odd = add_odd_records(w)  # latin1: a genuine ISO-8859-1 page, declared so
+    twins = add_charset_twins(w)
+    mislabelled = JAPANESE_PAGE.encode()
+    gone = w.response(
+        "gone",
+        "http://x/gone",
+        mislabelled,
+        content_type="text/html; charset=Shift_JIS",
+        status="404 Not Found",
+        reason="HTTP status 404 (not 2xx)",
+    )
+    path = w.close()
+    corrupt(path, w.offsets["page1"])
+    rows = _rows(path)
+    flagged = {r["doc_id"] for r in rows if r["charset_overridden"]}
+    assert flagged == {twins["twin-sjis"]}
+    by_id = {r["doc_id"]: r for r in rows}
+    assert by_id[odd["latin1"]]["text"] == crawl.documents[odd["latin1"]]
+    assert by_id[gone]["charset_overridden"] is False  # never decoded: not a document
+    assert [r["charset_overridden"] for r in rows if r["read_error"] == "corrupt data"] == [False]
+    # every row has the column, a boolean, in the frames Spark reads
+    opener = lambda p: (open(p, "rb"), os.path.getsize(p))  # noqa: E731
+    (frame,) = record_batches([(str(path), os.path.getsize(path))], opener, WarcOptions())
+    assert str(frame["charset_overridden"].dtype) == "bool"
+    assert int(frame["charset_overridden"].sum()) == 1
 
 
 def test_content_types_option_decides_what_is_a_document(tmp_path: Path) -> None:

@@ -203,6 +203,48 @@ def add_odd_records(w: CrawlWriter) -> dict[str, str]:
     return ids
 
 
+JAPANESE_PAGE = html_page(
+    "港の新しい橋の工事が始まりました。完成は来年の春の予定です。\n\n"
+    "地元の人々は渋滞の解消を期待しています。",
+    title="ニュース",
+)
+SHIFT_JIS_PAGE = html_page(
+    "図書館は月曜日に休館します。年末年始の開館時間は別途お知らせします。",
+    title="お知らせ",
+)
+
+
+def add_charset_twins(w: CrawlWriter) -> dict[str, str]:
+    """The same UTF-8 page twice, byte for byte: ``twin-sjis`` declared Shift_JIS (a
+    mislabelling server), ``twin-utf8`` declared UTF-8; and ``real-sjis``, a genuine
+    Shift_JIS page declared Shift_JIS. Returns name -> record id; every one's expected text
+    is its page (the twins: ``JAPANESE_PAGE``, byte-identical payloads, the same text)."""
+    body = JAPANESE_PAGE.encode("utf-8")
+    return {
+        "twin-sjis": w.response(
+            "twin-sjis",
+            "http://news.example/ja/mislabelled",
+            body,
+            content_type="text/html; charset=Shift_JIS",
+            expect=JAPANESE_PAGE,
+        ),
+        "twin-utf8": w.response(
+            "twin-utf8",
+            "http://news.example/ja/labelled",
+            body,
+            content_type="text/html; charset=UTF-8",
+            expect=JAPANESE_PAGE,
+        ),
+        "real-sjis": w.response(
+            "real-sjis",
+            "http://news.example/ja/library",
+            SHIFT_JIS_PAGE.encode("shift_jis"),
+            content_type="text/html; charset=Shift_JIS",
+            expect=SHIFT_JIS_PAGE,
+        ),
+    }
+
+
 def corrupt(path: Path, offset: int, n: int = 24) -> None:
     """Overwrite ``n`` bytes, starting 40 bytes into the gzip member at ``offset``."""
     data = bytearray(path.read_bytes())

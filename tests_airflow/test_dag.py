@@ -139,6 +139,7 @@ def test_spark_submit_commands_are_the_readme_ones(dag: Any) -> None:
         assert f"/opt/neardup/jobs/{job}.py" in command
         assert "/opt/neardup/dist/neardup-env.tar.gz#environment" in command
         assert command[-1] == "--no-progress-bar"
+        assert "--allow-empty-input" in command  # an empty day is an empty run, not a failure
     assert "/data/crawl/2026-11-30" in dedup and "warc" in dedup
     assert "/data/neardup/2026-11-30/dedup/docs" in boilerplate
 

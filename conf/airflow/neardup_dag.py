@@ -103,15 +103,18 @@ with DAG(
     tags=["neardup"],
     doc_md=__doc__,
 ):
+    # a day the crawler wrote nothing is an empty run with its manifest, not a failed task
+    # (without --allow-empty-input an input with no records is an error, exit status 2)
     dedup = spark_job(
         "dedup",
-        ["--input", CRAWL, "--input-format", "warc", "--output", f"{OUT}/dedup"],
+        ["--input", CRAWL, "--input-format", "warc", "--output", f"{OUT}/dedup"]
+        + ["--allow-empty-input"],
     )
     dedup_manifest = manifest_sensor("dedup_manifest", f"{OUT}/dedup")
     boilerplate = spark_job(
         "boilerplate",
         ["--input", f"{OUT}/dedup/docs", "--input-format", "parquet", "--id-col", "doc_id"]
-        + ["--text-col", "text", "--output", f"{OUT}/boilerplate"],
+        + ["--text-col", "text", "--output", f"{OUT}/boilerplate", "--allow-empty-input"],
     )
     boilerplate_manifest = manifest_sensor("boilerplate_manifest", f"{OUT}/boilerplate")
 

@@ -29,6 +29,7 @@ from neardup_udfs.runtime import (
     LostRecords,
     StageClock,
     begin_output,
+    check_directory,
     counts_of,
     read_checked,
     write_frames,
@@ -107,6 +108,7 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
     if not config.against:
         return None
     pipeline, path = config.pipeline(), config.against
+    check_directory(store, path, "against (the index)")
     if not index_store.exists(path, store):
         if not config.update_index:
             raise IndexStoreError(

@@ -8,7 +8,15 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, StringType
 
-from neardup_udfs.schemas import DOC_ID, LOST_BYTES, READ_ERROR, REASON, TEXT
+from neardup_udfs.schemas import (
+    CORRUPT_RECORD,
+    DOC_ID,
+    LOST_BYTES,
+    READ_ERROR,
+    REASON,
+    SOURCE_FILE,
+    TEXT,
+)
 
 __all__ = ["Split", "split_rejects"]
 
@@ -25,7 +33,8 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
 
     Notes:
         Reasons, first match wins: the reader's own (``read_error``, when the input has that
-        column: a WARC record that is not a document); ``null doc_id``; ``text column is
+        column: a WARC record that is not a document, a JSON line that
+        does not parse, a JSON text value that is not a string); ``null doc_id``; ``text column is
         <type>, not a string`` (every row, when the column's type is neither string nor
         binary); ``null text``; ``text larger than N bytes``; ``duplicate doc_id`` (all rows
         of a repeated id but one: the smallest text, so the choice does not depend on
@@ -53,6 +62,7 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
         .when(F.col("__rank") > 1, F.lit("duplicate doc_id"))
     )
     tagged = ranked.withColumn(REASON, reason).drop("__rank")
-    good = tagged.where(F.col(REASON).isNull()).drop(REASON, READ_ERROR, LOST_BYTES)
+    reader_only = (REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE)
+    good = tagged.where(F.col(REASON).isNull()).drop(*reader_only)
     rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
     return Split(good, rejects, tagged)
