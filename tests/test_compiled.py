@@ -69,20 +69,20 @@ PROBE = (
 )
 
 
+def _probe(code: str, env: dict[str, str], cwd: Path) -> list[str]:
+    """What ``code`` prints, run by a fresh interpreter with ``env`` in ``cwd``."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
 def test_a_read_only_install_caches_in_a_private_temporary_directory(tmp_path: Path) -> None:
     _, env = _read_only_install(tmp_path)
     env["TMPDIR"] = str(tmp_path / "tmp")
     (tmp_path / "tmp").mkdir()
     for _ in range(2):  # the second process loads what the first one cached
-        done = subprocess.run(
-            [sys.executable, "-c", PROBE],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        cache_dir, n_uncached = done.stdout.split()
+        cache_dir, n_uncached = _probe(PROBE, env, tmp_path)
         assert cache_dir == str(tmp_path / "tmp" / f"neardup-numba-{os.getuid()}")
         assert n_uncached == "0"
     assert list(Path(cache_dir).rglob("*.nbi"))  # numba's index files are there
@@ -99,13 +99,5 @@ def test_with_no_private_place_the_kernels_compile_uncached(tmp_path: Path, plac
         (tmp / f"neardup-numba-{os.getuid()}").mkdir(parents=True)
         (tmp / f"neardup-numba-{os.getuid()}").chmod(0o777)
     probe = f"import tempfile\ntempfile.tempdir = {str(tmp)!r}\n" + PROBE
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    cache_dir, n_uncached = done.stdout.split()
+    cache_dir, n_uncached = _probe(probe, env, tmp_path)
     assert cache_dir == "-" and int(n_uncached) > 0

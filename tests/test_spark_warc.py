@@ -25,7 +25,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_config
 from neardup_udfs.io import InputError, open_uri, read_warc
-from neardup_udfs.runtime import Cache, read_checked
+from neardup_udfs.runtime import Cache, Checked, read_checked
 from neardup_udfs.warc import WarcOptions
 
 pytestmark = pytest.mark.spark
@@ -169,13 +169,7 @@ def test_charset_twins_are_exact_duplicates_and_the_override_is_counted(spark, t
     w = write_documents(tmp_path / "in" / "a.warc.gz", singles, crawl, with_requests=False)
     ids = add_charset_twins(w)
     w.close()
-    cfg = load_config(input=str(tmp_path / "in"), output="o", input_format="warc")
-    cache = Cache()
-    try:
-        read = read_checked(spark, cfg, cache)
-        got = {r.doc_id: r.text for r in read.good.collect()}
-    finally:
-        cache.release()
+    read, got = _read_texts(spark, tmp_path / "in", "warc")
     assert got == crawl.documents
     assert got[ids["twin-sjis"]] == got[ids["twin-utf8"]] == JAPANESE_PAGE
     assert got[ids["real-sjis"]] == SHIFT_JIS_PAGE
@@ -201,17 +195,22 @@ def test_charset_twins_are_exact_duplicates_and_the_override_is_counted(spark, t
     assert kept.charset_overridden == (kept.doc_id == ids["twin-sjis"])
 
 
+def _read_texts(spark, path: Path, fmt: str) -> tuple[Checked, dict[str, str]]:  # type: ignore[no-untyped-def]
+    """The input read as the jobs read it, and its accepted documents' texts by id."""
+    cfg = load_config(input=str(path), output="o", input_format=fmt)
+    cache = Cache()
+    try:
+        read = read_checked(spark, cfg, cache)
+        return read, {r.doc_id: r.text for r in read.good.collect()}
+    finally:
+        cache.release()
+
+
 def test_wet_input_is_read_as_documents(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "in").mkdir()
     crawl = Crawl()
     write_wet(tmp_path / "in" / "a.warc.wet.gz", CORPUS.docs[:30], crawl)
-    cfg = load_config(input=str(tmp_path / "in"), output="o", input_format="wet")
-    cache = Cache()
-    try:
-        read = read_checked(spark, cfg, cache)
-        got = {r.doc_id: r.text for r in read.good.collect()}
-    finally:
-        cache.release()
+    read, got = _read_texts(spark, tmp_path / "in", "wet")
     assert (read.n_good, read.n_rejected) == (30, 1)  # the warcinfo record is rejected
     assert got == crawl.documents
     assert read.stats["rejects_by_reason"] == {"warc warcinfo record (not a document)": 1}
