@@ -99,8 +99,11 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
     pipeline = config.pipeline()
     previous = index_store.open_index(config.index, store) if exists else None
     if previous is not None:
-        index_store.check_compatible(previous, pipeline, config.k, config.index)
-    manifest = previous or index_store.new_manifest(config.preset_name, pipeline, config.k)
+        index_store.check_compatible(
+            previous, pipeline, config.k, config.index, config.hamming_blocks
+        )
+    blocks = config.hamming_scheme().blocks if pipeline.kind == "simhash" else None
+    manifest = previous or index_store.new_manifest(config.preset_name, pipeline, config.k, blocks)
     summary.pipeline = pipeline.id
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)

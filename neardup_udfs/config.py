@@ -12,6 +12,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from neardup_udfs.io import INPUT_FORMATS
 from neardup_udfs.kernels import lsh
+from neardup_udfs.kernels.hamming_tables import Scheme, default_blocks
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
 from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
@@ -94,6 +95,7 @@ class DedupConfig(InputConfig):
     rows: int | None = None
     banding: str = "recall"
     k: int = 3
+    hamming_blocks: int | None = None  # simhash: blocks of the multi-table keys (None: from k)
     verification: str = "hybrid"
     representative: str = "min_id"
     order_col: str | None = None
@@ -117,6 +119,12 @@ class DedupConfig(InputConfig):
     @property
     def preset_name(self) -> str:
         return self.preset or DEFAULT_PRESET[self.method]
+
+    def hamming_scheme(self) -> Scheme:
+        """SimHash: the candidate keys' scheme (``kernels.hamming_tables``): ``hamming_blocks``
+        blocks, else the default for ``k``; ``hamming_blocks = k + 1`` is ditto's index."""
+        blocks = self.hamming_blocks if self.hamming_blocks is not None else default_blocks(self.k)
+        return Scheme(blocks, self.k)
 
     def pipeline(self) -> Pipeline:
         """The resolved preset pipeline, with the ``normalize`` normalization.
@@ -253,6 +261,8 @@ def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
             raise _fail("threshold", f"must be in (0, 1), got {c.threshold!r}")
         if c.verification == "off":
             raise _fail("verification", "'off' is for simhash only (MinHash pairs need a check)")
+        if c.hamming_blocks is not None:
+            raise _fail("hamming_blocks", "applies to method simhash only")
     else:
         if kind != "simhash":
             raise _fail("preset", f"{c.preset_name!r} is not a SimHash preset (method simhash)")
@@ -261,6 +271,10 @@ def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
         for key in ("threshold", "bands", "rows"):
             if getattr(c, key) is not None:
                 raise _fail(key, "applies to method minhash only")
+        try:
+            c.hamming_scheme()
+        except ValueError as e:
+            raise _fail("hamming_blocks", str(e)) from None
     if c.update_index and not c.against:
         raise _fail("update_index", "needs an index: give against = the index directory")
     if "matches" in c.outputs and not c.against:
@@ -393,6 +407,14 @@ def add_method_arguments(p: argparse.ArgumentParser, k_help: str) -> None:
         "--rows", type=int, help="MinHash: rows per band (bands x rows <= the preset's k, 128)"
     )
     p.add_argument("-k", type=int, help=k_help)
+    p.add_argument(
+        "--hamming-blocks",
+        dest="hamming_blocks",
+        type=int,
+        help="SimHash: split the 64 bits into this many blocks, one candidate table per "
+        "choice of blocks - k of them (default from k: 6 for k = 3, 20 tables of 31-33-bit "
+        "keys; k + 1 is ditto's index)",
+    )
 
 
 SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")

@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from neardup_udfs.index_store import IndexManifest, IndexStoreError, open_index
+from neardup_udfs.index_store import IndexManifest, IndexStoreError, open_index, scheme_of
 from neardup_udfs.kernels import lsh
-from neardup_udfs.kernels.hamming_index import Index, Match, block_keys
+from neardup_udfs.kernels.hamming_index import Index, Match
 from neardup_udfs.kernels.lsh_forest import Forest
 from neardup_udfs.storage import ArrowStorage, StorageError
 
@@ -180,7 +180,8 @@ class LocalIndex:
         the index's k), by distance then id."""
         self.require_kind("simhash", "near")
         index_k = int(self.manifest.shape["k"])
-        blocks = block_keys(np.array([fp], dtype=np.uint64), index_k)[0].view(np.int64)
+        keys = scheme_of(self.manifest).keys(np.array([fp], dtype=np.uint64))
+        blocks = keys[0].view(np.int64)
         found = self.lookup(1, {b: {int(v)} for b, v in enumerate(blocks)})
         docs = self.documents(found.column("seq").to_pylist(), "fingerprint")
         return near_ranked(

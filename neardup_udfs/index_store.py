@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from neardup_udfs import __version__
+from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.presets import Pipeline, resolve
 from neardup_udfs.storage import ArrowStorage, Storage, StorageError, join
 
@@ -43,6 +44,7 @@ __all__ = [
     "open_index",
     "remove_uncommitted",
     "seq_base",
+    "scheme_of",
     "shape_of",
 ]
 
@@ -127,22 +129,33 @@ class IndexManifest:
             raise IndexStoreError(f"{where} is not a valid index manifest: {e}") from None
 
 
-def shape_of(pipeline: Pipeline, k: int) -> dict[str, int]:
-    """The LSH shape an index stores for ``pipeline``: blocks for distance ``k`` (SimHash) or
-    the MinHash pipeline's bands x rows."""
+def shape_of(pipeline: Pipeline, k: int, blocks: int | None = None) -> dict[str, int]:
+    """The LSH shape an index stores for ``pipeline``: for SimHash the distance ``k`` and the
+    ``blocks`` of its multi-table keys (``kernels.hamming_tables``; default ``k + 1``,
+    ditto's index), for MinHash the pipeline's bands x rows."""
     if pipeline.kind == "simhash":
-        return {"k": int(k)}
+        return {"k": int(k), "blocks": int(blocks if blocks is not None else k + 1)}
     return {"bands": pipeline.param("bands"), "rows": pipeline.param("rows")}
 
 
-def new_manifest(preset: str, pipeline: Pipeline, k: int) -> IndexManifest:
-    """The manifest of an empty index for ``pipeline`` (and ``k`` for SimHash)."""
+def scheme_of(manifest: IndexManifest) -> Scheme:
+    """A SimHash index's key scheme: the blocks it was created with (an index made before
+    the scheme was recorded has ditto's ``k + 1``)."""
+    k = int(manifest.shape["k"])
+    return Scheme(int(manifest.shape.get("blocks", k + 1)), k)
+
+
+def new_manifest(
+    preset: str, pipeline: Pipeline, k: int, blocks: int | None = None
+) -> IndexManifest:
+    """The manifest of an empty index for ``pipeline`` (and ``k`` and the key scheme's
+    ``blocks`` for SimHash)."""
     return IndexManifest(
         preset=preset,
         pipeline_id=pipeline.id,
         pipeline_version=pipeline.version,
         kind=pipeline.kind,
-        shape=shape_of(pipeline, k),
+        shape=shape_of(pipeline, k, blocks),
         params=dict(pipeline.params),
         normalization=pipeline.normalization.name,
     )
@@ -158,9 +171,13 @@ def _describe(pipeline_id: str, shape: Mapping[str, int]) -> str:
     return f"{pipeline_id!r} with " + ", ".join(f"{k}={v}" for k, v in sorted(shape.items()))
 
 
-def check_compatible(manifest: IndexManifest, pipeline: Pipeline, k: int, where: str) -> None:
+def check_compatible(
+    manifest: IndexManifest, pipeline: Pipeline, k: int, where: str, blocks: int | None = None
+) -> None:
     """Raise IndexMismatch unless ``manifest`` was built with ``pipeline``'s id and version
-    and the same LSH shape; the message names both sides."""
+    and the same LSH shape; the message names both sides. SimHash: ``blocks`` is the key
+    scheme a run asked for (None: whatever the index has, which every batch and query then
+    uses); another one than the index's is a mismatch."""
     shape = shape_of(pipeline, k)
     if manifest.normalization != pipeline.normalization.name:
         raise IndexMismatch(
@@ -170,18 +187,29 @@ def check_compatible(manifest: IndexManifest, pipeline: Pipeline, k: int, where:
             f'(config key normalize = "{manifest.normalization}") to use this index, or '
             "build a new one"
         )
+    built_shape = {key: v for key, v in manifest.shape.items() if key != "blocks"}
+    wanted_shape = {key: v for key, v in shape.items() if key != "blocks"}
     if (
         manifest.pipeline_id != pipeline.id
         or manifest.pipeline_version != pipeline.version
-        or dict(manifest.shape) != shape
+        or built_shape != wanted_shape
     ):
-        built = _describe(manifest.pipeline_id, manifest.shape)
-        wanted = _describe(pipeline.id, shape)
+        built = _describe(manifest.pipeline_id, built_shape)
+        wanted = _describe(pipeline.id, wanted_shape)
         raise IndexMismatch(
             f"index {where} was built with pipeline {built}; this job is configured for "
             f"{wanted}. Fingerprints of different pipelines are not comparable: use the "
             "index's settings or build a new index"
         )
+    if pipeline.kind == "simhash" and blocks is not None:
+        have = scheme_of(manifest).blocks
+        if blocks != have:
+            raise IndexMismatch(
+                f"index {where} keys its SimHashes on {have} blocks (hamming_blocks = {have}); "
+                f"this job asks for hamming_blocks = {blocks}. An index keeps the scheme it "
+                f"was created with: pass --hamming-blocks {have}, or leave it out to use the "
+                "index's"
+            )
 
 
 def _storage(path: str, storage: Storage | None) -> Storage:

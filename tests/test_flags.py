@@ -70,7 +70,11 @@ class Job:
         return importlib.import_module(self.script)
 
 
-SHAPE = {"bands": {"rows": 8}, "rows": {"bands": 16}}  # both or neither
+SHAPE = {
+    "bands": {"rows": 8},  # both or neither
+    "rows": {"bands": 16},
+    "hamming_blocks": {"method": "simhash"},  # simhash only
+}
 CONNECTED = {"clustering": "connected"}
 JOBS = (
     Job(

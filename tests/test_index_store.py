@@ -23,8 +23,10 @@ from neardup_udfs.index_store import (
     next_batch,
     open_index,
     remove_uncommitted,
+    scheme_of,
     seq_base,
 )
+from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.presets import Pipeline, resolve
 
 SEMBLANCE = resolve("semblance", bands=25, rows=5, k=125)
@@ -98,7 +100,7 @@ def test_simhash_round_trip(tmp_path: Path) -> None:
     opened = open_index(path)
     assert opened.pipeline_id == "ditto/2"
     assert opened.kind == "simhash"
-    assert dict(opened.shape) == {"k": 3}
+    assert dict(opened.shape) == {"k": 3, "blocks": 4}
     assert dict(opened.params) == {"char": 4, "word": 0}
     assert opened.full_depth == 1
     assert opened.documents == 4
@@ -351,3 +353,33 @@ def test_next_batch_refuses_numbers_past_the_seq_range() -> None:
 def test_an_unknown_filesystem_is_an_error_naming_the_location() -> None:
     with pytest.raises(IndexStoreError, match="cannot open index location 'bogus://x/y'"):
         open_index("bogus://x/y")
+
+
+# --- the SimHash key scheme ------------------------------------------------------------------
+
+
+def test_an_index_records_its_key_scheme_and_old_ones_are_dittos() -> None:
+    made = new_manifest("ditto/2", DITTO, 3, blocks=6)
+    assert made.shape == {"k": 3, "blocks": 6}
+    assert scheme_of(made) == Scheme(6, 3)
+    before = replace(made, shape={"k": 3})  # an index made before the scheme was recorded
+    assert scheme_of(before) == Scheme(4, 3)
+    assert new_manifest("ditto/2", DITTO, 3).shape == {"k": 3, "blocks": 4}
+
+
+def test_a_run_uses_the_index_scheme_unless_it_asks_for_another() -> None:
+    index = new_manifest("ditto/2", DITTO, 3, blocks=6)
+    check_compatible(index, resolve("ditto/2"), 3, "x")  # not asked: the index's scheme
+    check_compatible(index, resolve("ditto/2"), 3, "x", blocks=6)
+    message = _mismatch_blocks(index, 4)
+    assert "hamming_blocks = 6" in message and "hamming_blocks = 4" in message
+    assert "--hamming-blocks 6" in message
+    old = replace(index, shape={"k": 3})
+    check_compatible(old, resolve("ditto/2"), 3, "x", blocks=4)
+    assert "hamming_blocks = 4" in _mismatch_blocks(old, 6)
+
+
+def _mismatch_blocks(manifest: IndexManifest, blocks: int) -> str:
+    with pytest.raises(IndexMismatch) as e:
+        check_compatible(manifest, resolve("ditto/2"), 3, "/some/index", blocks=blocks)
+    return str(e.value)

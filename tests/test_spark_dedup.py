@@ -19,6 +19,7 @@ from neardup_udfs.config import load_config
 from neardup_udfs.io import InputError
 from neardup_udfs.kernels import minhash
 from neardup_udfs.kernels.hamming_index import Index, block_keys
+from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.kernels.unionfind import UnionFind
 from neardup_udfs.presets import resolve
 from neardup_udfs.stages.candidates import (
@@ -114,12 +115,19 @@ def test_simhash_block_keys_equal_the_kernel(spark) -> None:  # type: ignore[no-
     df = spark.createDataFrame(
         [(f"d{i}", t) for i, t in enumerate(texts)], "doc_id string, text string"
     )
-    keys = band_keys(sketch(df, pipe), pipe, 2).collect()
+    sketches = sketch(df, pipe)
+    keys = band_keys(sketches, pipe, Scheme(3, 2)).collect()
     fps = np.array([neardup_udfs.fingerprint(t) for t in texts], dtype=np.uint64)
-    want = block_keys(fps, 2)
+    want = block_keys(fps, 2)  # ditto's k + 1 blocks: the scheme of k + 1 blocks
     for r in keys:
         assert r.key & MASK == int(want[int(r.doc_id[1:]), r.band])
     assert len(keys) == 3 * len(texts)
+    for scheme in (Scheme(6, 3), Scheme(4, 2), Scheme(9, 4)):  # multi-table keys
+        rows = band_keys(sketches, pipe, scheme).collect()
+        table = scheme.keys(fps)
+        assert len(rows) == scheme.tables * len(texts)
+        for r in rows:
+            assert r.key & MASK == int(table[int(r.doc_id[1:]), r.band])
 
 
 def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  # type: ignore[no-untyped-def]
@@ -133,7 +141,7 @@ def test_minhash_band_keys_and_verification_equal_the_kernels(spark) -> None:  #
     sk = sketch(df, pipe)
     sigs = pipe.signature_batch(texts)
     keys = pipe.band_keys_batch(sigs)
-    for r in band_keys(sk, pipe, 0).collect():
+    for r in band_keys(sk, pipe, None).collect():
         assert r.key & MASK == int(keys[int(r.doc_id[1:]), r.band])
     pairs = spark.createDataFrame(
         [("d0", "d1"), ("d0", "d2"), ("d3", "d4"), ("d0", "d3")], "a string, b string"
@@ -167,7 +175,7 @@ def test_short_texts_get_no_band_keys(spark) -> None:  # type: ignore[no-untyped
     pipe = resolve("semblance")
     rows = [("s1", "HOLY MACRO!"), ("s2", "try again"), ("long", "one two three four five")]
     df = spark.createDataFrame(rows, "doc_id string, text string")
-    keyed = {r.doc_id for r in band_keys(sketch(df, pipe), pipe, 0).collect()}
+    keyed = {r.doc_id for r in band_keys(sketch(df, pipe), pipe, None).collect()}
     assert keyed == {"long"}
 
 
@@ -207,7 +215,7 @@ def test_scored_candidates_are_every_candidate_once_with_its_estimate(spark, cor
     docs = corpus.docs[:120] + [(f"copy{i}", corpus.docs[0][1]) for i in range(7)]
     sk = sketch(spark.createDataFrame(docs, "doc_id string, text string"), pipe).persist()
     for hot in (3, 5, 1000):
-        old = candidates(band_keys(sk, pipe, 0), hot, keep=lambda df: df.persist())
+        old = candidates(band_keys(sk, pipe, None), hot, keep=lambda df: df.persist())
         want = verify(old.pairs, sk, pipe, k=0, threshold=0.0, verification="estimate")
         new = scored_candidates(sk, pipe, hot, keep=lambda df: df.persist())
         got = [(r.a, r.b, r.similarity) for r in new.pairs.collect()]
@@ -677,3 +685,36 @@ def test_identical_documents_make_no_pairs(spark, tmp_path: Path) -> None:  # ty
     s = _run(spark, src, tmp_path / "out", hot_bucket_size=50)
     assert (s.exact_duplicates, s.candidates, s.verified) == (n - 1, 0, 0)
     assert (s.kept, s.removed, s.clusters) == (1, n - 1, 1)
+
+
+def test_multi_table_keys_find_what_dittos_blocks_find(
+    spark, corpus: Corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The default SimHash scheme (6 blocks, 20 tables at k = 3) and ditto's k + 1 blocks
+    verify exactly the same pairs (no hot bucket), from fewer candidates; the report says
+    which scheme ran."""
+    src = _write_corpus(tmp_path, corpus, files=2)
+    runs = {}
+    for blocks in (None, 4):
+        out = tmp_path / f"out-{blocks}"
+        s = _run(
+            spark, src, out, method="simhash", k=3, hamming_blocks=blocks, hot_bucket_size=10**6
+        )
+        runs[blocks] = (s, out, json.loads((out / "report.json").read_text())["hamming"])
+    (multi, multi_out, multi_report), (ditto, ditto_out, ditto_report) = runs[None], runs[4]
+    for name in ("pairs", "clusters"):
+        assert _table(spark, multi_out, name) == _table(spark, ditto_out, name), name
+    assert multi.verified == ditto.verified > 0
+    assert multi.candidates <= ditto.candidates
+    assert multi_report == {
+        "blocks": 6,
+        "tables": 20,
+        "key_bits": [31, 33],
+        "scheme": "multi-table",
+    }
+    assert ditto_report == {
+        "blocks": 4,
+        "tables": 4,
+        "key_bits": [16, 16],
+        "scheme": "ditto k+1 blocks",
+    }

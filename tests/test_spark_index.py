@@ -371,3 +371,23 @@ def test_hot_indexed_buckets_match_through_their_hub(spark, tmp_path: Path) -> N
     assert sorted(r.indexed_id for r in every.collect()) == [i for i, _ in copies]
     hub = match_index(reader, docs, k=3, threshold=0.7, hot_bucket_size=3)
     assert [(r.indexed_id, r.distance) for r in hub.collect()] == [("mirror0", 0)]
+
+
+def test_an_index_keeps_its_simhash_key_scheme(spark, halves, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Created with the default scheme (6 blocks at k = 3), the index records it; later
+    batches and dedup runs against it use it, and a run asking for another is told so."""
+    old, new = halves
+    index = tmp_path / "index"
+    _index(spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash", k=3)
+    manifest = index_store.open_index(str(index))
+    assert dict(manifest.shape) == {"k": 3, "blocks": 6}
+    src = _write(tmp_path / "b.jsonl", new)
+    with pytest.raises(InputError, match="hamming_blocks = 6.*hamming_blocks = 4"):
+        _index(spark, "add", src, index, method="simhash", k=3, hamming_blocks=4)
+    with pytest.raises(InputError, match="--hamming-blocks 6"):
+        _dedup(spark, src, tmp_path / "o1", method="simhash", against=str(index), hamming_blocks=4)
+    _dedup(spark, src, tmp_path / "o2", method="simhash", against=str(index))
+    report = json.loads((tmp_path / "o2" / "report.json").read_text())
+    assert report["hamming"]["blocks"] == 6 and report["index"]["matches"] >= 0
+    _index(spark, "add", src, index, method="simhash", k=3, hamming_blocks=6)
+    assert dict(index_store.open_index(str(index)).shape) == {"k": 3, "blocks": 6}

@@ -168,9 +168,7 @@ def test_an_empty_warc_directory_is_an_error_unless_allowed(spark: Any, tmp_path
     assert s.input == 0 and (out / "_MANIFEST.json").exists()
 
 
-def test_an_output_that_is_a_file_fails_before_anything_is_read(
-    spark: Any, tmp_path: Path
-) -> None:
+def test_an_output_that_is_a_file_fails_before_anything_is_read(spark: Any, tmp_path: Path) -> None:
     blocker = tmp_path / "report.txt"
     blocker.write_text("not a directory")
     missing_input = tmp_path / "nothing-here"  # reading it would fail: the output fails first

@@ -115,10 +115,12 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
                 f"no index at {path!r}: build one (jobs/index.py build) or pass "
                 "--update-index to start it with this run's documents"
             )
-        empty = index_store.new_manifest(config.preset_name, pipeline, config.k)
+        empty = index_store.new_manifest(
+            config.preset_name, pipeline, config.k, _blocks(config, pipeline)
+        )
         return Against(empty, empty, None)
     previous = index_store.open_index(path, store)
-    index_store.check_compatible(previous, pipeline, config.k, path)
+    index_store.check_compatible(previous, pipeline, config.k, path, config.hamming_blocks)
     mine = previous.batch(config.index_batch_id) if config.update_index else None
     if mine is None:
         return Against(previous, previous, previous)
@@ -164,7 +166,7 @@ def _run(
         sketches, n_sketched = cache.materialize(sketch(leaders, pipeline))
         rows.rows_in, rows.rows_out = n_good - summary.exact_duplicates, n_sketched
 
-    settings = near_settings(config, pipeline)
+    settings = near_settings(config, pipeline, against)
     near = NearDuplicates(
         sketches, n_sketched, pipeline, settings, cache=cache, clock=clock, counts=summary
     )
@@ -238,6 +240,7 @@ def _run(
         bands=bands,
         **({"index": index_report} if index_report is not None else {}),
         hot_buckets=near.hot,
+        **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
         scores=scores,
         spark={**spark_report, **cuts, "jobs": jobs.count(spark)},
     )
@@ -322,9 +325,20 @@ def _write_outputs(
     write_frames(store, config.output, frames, wanted, OUTPUTS)
 
 
-def near_settings(config: DedupConfig, pipeline: Pipeline) -> NearSettings:
+def _blocks(config: DedupConfig, pipeline: Pipeline) -> int | None:
+    """The key scheme's blocks a new index records (SimHash), else None."""
+    return config.hamming_scheme().blocks if pipeline.kind == "simhash" else None
+
+
+def near_settings(
+    config: DedupConfig, pipeline: Pipeline, against: Against | None = None
+) -> NearSettings:
     """The shared stages' settings of a dedup config (the chaining floor defaults to the
-    run's own threshold: ``k`` for SimHash, ``jaccard_threshold`` for MinHash)."""
+    run's own threshold: ``k`` for SimHash, ``jaccard_threshold`` for MinHash; a SimHash run
+    against an existing index keys its candidates with the index's scheme)."""
+    scheme = config.hamming_scheme() if pipeline.kind == "simhash" else None
+    if against is not None and against.previous is not None and scheme is not None:
+        scheme = index_store.scheme_of(against.previous)  # an index keeps its scheme
     floor = config.chaining_floor
     if floor is None:
         floor = config.k if pipeline.kind == "simhash" else config.jaccard_threshold
@@ -339,4 +353,5 @@ def near_settings(config: DedupConfig, pipeline: Pipeline) -> NearSettings:
         rule=config.representative,
         floor=floor,
         no_chaining=config.no_chaining,
+        scheme=scheme,
     )

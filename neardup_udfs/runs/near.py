@@ -13,6 +13,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache, StageClock
 from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
@@ -61,6 +62,11 @@ class NearSettings:
     rule: str  # the representative rule: min_id | earliest | longest
     floor: float  # connected clustering's chaining floor
     no_chaining: bool = False
+    scheme: Scheme | None = None  # SimHash/pHash candidate keys (None: ditto's k + 1 blocks)
+
+    def hamming_scheme(self) -> Scheme:
+        """The candidate keys' scheme of a Hamming run."""
+        return self.scheme if self.scheme is not None else Scheme(self.k + 1, self.k)
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ class NearDuplicates:
         s, counts, keep = self.settings, self.counts, self.cache.keep
         with self.clock.stage("candidates") as rows:
             if self.pipeline.kind == "simhash":
-                keys = band_keys(self.sketches, self.pipeline, s.k)
+                keys = band_keys(self.sketches, self.pipeline, s.hamming_scheme())
                 found = candidates(keys, s.hot_bucket_size, keep=keep)
             else:  # every pair once, with its estimate
                 found = scored_candidates(self.sketches, self.pipeline, s.hot_bucket_size, keep)

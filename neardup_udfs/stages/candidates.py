@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from neardup_udfs.kernels.hamming_index import block_bounds
+from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND,
@@ -30,7 +30,7 @@ __all__ = [
     "candidates",
     "first_band_counts",
     "scored_candidates",
-    "simhash_blocks",
+    "simhash_table_keys",
 ]
 
 
@@ -45,25 +45,39 @@ def _to_signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def simhash_blocks(fp: Column, k: int) -> Column:
-    """ditto's k+1 blocks of a bigint fingerprint, as an array of bigint."""
-    bounds = block_bounds(k)
-    blocks = []
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
-        mask = F.lit(_to_signed((1 << (hi - lo)) - 1)).cast("bigint")
-        blocks.append(F.shiftrightunsigned(fp, lo).bitwiseAND(mask))
-    return F.array(*blocks)
+def simhash_table_keys(fp: Column, scheme: Scheme) -> Column:
+    """The table keys of a bigint fingerprint under ``scheme`` (``kernels.hamming_tables``),
+    as an array of bigint: table ``t``'s key at position ``t``, equal to
+    ``scheme.keys(fp)[t]`` (ditto's block values when ``scheme.is_ditto``)."""
+    keys = []
+    for table in scheme.parts:
+        parts = [
+            F.shiftleft(
+                F.shiftrightunsigned(fp, shift).bitwiseAND(
+                    F.lit(_to_signed((1 << width) - 1)).cast("bigint")
+                ),
+                offset,
+            )
+            for shift, width, offset in table
+        ]
+        key = parts[0]
+        for part in parts[1:]:
+            key = key.bitwiseOR(part)
+        keys.append(key)
+    return F.array(*keys)
 
 
-def band_keys(sketches: DataFrame, pipeline: Pipeline, k: int) -> DataFrame:
-    """``doc_id, band, key``: one row per band (MinHash) or block (SimHash, k+1 blocks).
+def band_keys(sketches: DataFrame, pipeline: Pipeline, scheme: Scheme | None) -> DataFrame:
+    """``doc_id, band, key``: one row per band (MinHash) or table (SimHash: ``scheme``'s
+    tables; the band is the table's index).
 
     Notes:
-        SimHash: two fingerprints within k bits agree on at least one of ditto's k+1 blocks
-        (pigeonhole), so candidates have no false negatives at distance <= k.
+        SimHash: two fingerprints within the scheme's k bits share the key of at least one
+        table (pigeonhole), so candidates have no false negatives at distance <= k.
     """
     if pipeline.kind == "simhash":
-        keys = simhash_blocks(F.col(FINGERPRINT), k)
+        assert scheme is not None, "SimHash keys need a Hamming scheme"
+        keys = simhash_table_keys(F.col(FINGERPRINT), scheme)
     else:
         # A text too short to shingle has the empty-set signature (every slot all ones, -1
         # as bigint); it is no evidence of similarity (semblance's Similarity gives 0), so
@@ -118,7 +132,7 @@ def scored_candidates(
         ``keep`` is given ``buckets`` (read by the pairs and the hot-bucket report).
     """
     bands, rows, width = pipeline.param("bands"), pipeline.param("rows"), pipeline.param("k")
-    keys = band_keys(sketches, pipeline, 0)
+    keys = band_keys(sketches, pipeline, None)
     grouped = keys.groupBy(BAND, KEY).agg(F.array_sort(F.collect_list(DOC_ID)).alias("ids"))
     buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
     buckets = keep(buckets.where(F.col("size") > 1))

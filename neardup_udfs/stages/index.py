@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 
 from neardup_udfs import index_store
 from neardup_udfs.index_query import near_ranked, similar_ranked
-from neardup_udfs.index_store import EXACT_BAND, Batch, IndexManifest
+from neardup_udfs.index_store import EXACT_BAND, Batch, IndexManifest, scheme_of
 from neardup_udfs.schemas import (
     BAND,
     DISTANCE,
@@ -31,7 +31,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
 )
 from neardup_udfs.session import cut
-from neardup_udfs.stages.candidates import simhash_blocks
+from neardup_udfs.stages.candidates import simhash_table_keys
 from neardup_udfs.stages.verify import estimated_jaccard, hamming
 from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import prefix_keys_udf
@@ -85,7 +85,7 @@ def index_keys(
     )
     if manifest.kind == "simhash":
         blocks = docs.select(
-            id_col, F.posexplode(simhash_blocks(F.col(FINGERPRINT), manifest.shape["k"]))
+            id_col, F.posexplode(simhash_table_keys(F.col(FINGERPRINT), scheme_of(manifest)))
         )
         lsh_rows = blocks.select(
             F.col("pos").alias(BAND), F.lit(1).alias(DEPTH), F.col("col").alias(KEY), id_col
@@ -310,9 +310,8 @@ def query_near(reader: IndexReader, queries: DataFrame, k: int) -> DataFrame:
     """``query_id, rank, doc_id, distance``: for every query (``query_id, fingerprint``),
     ditto ``Index.Near`` over the index (k clamped down to the index's k)."""
     index_k = int(reader.manifest.shape["k"])
-    blocks = queries.select(
-        "query_id", F.posexplode(simhash_blocks(F.col(FINGERPRINT), index_k)).alias(BAND, KEY)
-    )
+    keys = simhash_table_keys(F.col(FINGERPRINT), scheme_of(reader.manifest))
+    blocks = queries.select("query_id", F.posexplode(keys).alias(BAND, KEY))
     cands = _grouped_candidates(reader, blocks, 1)
     withq = cands.join(queries.select("query_id", F.col(FINGERPRINT).alias("__query")), "query_id")
 
