@@ -1,0 +1,120 @@
+"""SimHash candidate keys: the multi-table scheme (the default) against ditto's k + 1 blocks,
+and against MinHash, on bench_dedup's scaled corpus (real texts of ../shared/data).
+
+    .venv/bin/python bench/bench_hamming.py [--docs 50000] [--timeout S]
+
+Each system is one whole ``spark-submit jobs/dedup.py`` process with Spark's defaults
+(``--master local[2]``), in turn (``--systems`` picks some), on the same JSON-lines
+corpus (the first ``--docs`` documents of ``bench_dedup.scaled_corpus``, seed as there):
+
+- ``simhash-multi``: SimHash k = 3, the default scheme (6 blocks, 20 tables), no hot bucket
+  (``--hot-bucket-size`` above any bucket);
+- ``simhash-ditto``: the same with ``--hamming-blocks 4`` (ditto's k + 1 blocks);
+- ``simhash``: SimHash with every default (hot buckets at 1,000);
+- ``minhash``: MinHash with every default.
+
+Prints a table (wall seconds, candidate and verified pairs, candidates per verified pair)
+and whether the two no-hot-bucket SimHash runs verified exactly the same pairs; one JSON
+line last. Working files go to out/bench_hamming/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_dedup  # noqa: E402
+import bench_dense  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "out" / "bench_hamming"
+NO_HOT = str(10**9)
+
+SYSTEMS: dict[str, list[str]] = {
+    "simhash-multi": ["--method", "simhash", "-k", "3", "--hot-bucket-size", NO_HOT],
+    "simhash-ditto": ["--method", "simhash", "-k", "3", "--hot-bucket-size", NO_HOT]
+    + ["--hamming-blocks", "4"],
+    "simhash": ["--method", "simhash", "-k", "3"],
+    "minhash": ["--method", "minhash"],
+}
+
+
+def corpus(n: int) -> Path:
+    path = WORK / f"corpus-{n}.jsonl"
+    if not path.exists():
+        real = [d for docs in bench_dedup.load_real().values() for d in docs]
+        docs = bench_dedup.scaled_corpus(real, n).docs  # as bench_dedup builds it
+        WORK.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            for doc_id, text in docs:
+                fh.write(json.dumps({"doc_id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+    return path
+
+
+def pairs(out: Path) -> set[tuple[str, str]]:
+    table = pq.read_table(out / "pairs", columns=["a", "b"])
+    return set(zip(table.column("a").to_pylist(), table.column("b").to_pylist(), strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--docs", type=int, default=50_000)
+    p.add_argument("--timeout", type=float, default=3600)
+    p.add_argument("--min-free-gb", type=float, default=10.0)
+    p.add_argument(
+        "--systems",
+        type=lambda v: v.split(","),
+        default=list(SYSTEMS),
+        help=f"comma-separated, of {', '.join(SYSTEMS)} (default: all)",
+    )
+    args = p.parse_args(argv)
+    if not bench_dedup.SHARED_DATA.is_dir():
+        print(f"bench_hamming: skipped: {bench_dedup.SHARED_DATA} is absent (real texts needed)")
+        return 0
+    path = corpus(args.docs)
+    figures: dict[str, Any] = {"docs": args.docs}
+    for system in args.systems:
+        flags = SYSTEMS[system]
+        out = WORK / system
+        cmd = [bench_dense.spark_submit(), "--master", "local[2]", "--driver-memory", "2g"]
+        cmd += [str(ROOT / "jobs/dedup.py"), "--config", str(ROOT / "conf/dedup.toml")]
+        cmd += ["--input", str(path), "--input-format", "jsonl", "--id-col", "doc_id"]
+        cmd += ["--output", str(out), "--outputs", "docs,clusters,pairs,rejects", *flags]
+        run = bench_dense.timed_process(system, cmd, 0, args, args.timeout)
+        report = json.loads((out / "report.json").read_text()) if run.rc == 0 else {}
+        counts = report.get("counts", {})
+        figures[system] = {
+            "seconds": round(run.seconds, 1),
+            "rc": run.rc,
+            "candidates": counts.get("candidates"),
+            "verified": counts.get("verified"),
+            "hamming": report.get("hamming"),
+            "stages": report.get("seconds"),
+        }
+    same = None
+    ran = [s for s in ("simhash-multi", "simhash-ditto") if s in figures]
+    if len(ran) == 2 and figures["simhash-multi"]["rc"] == figures["simhash-ditto"]["rc"] == 0:
+        same = pairs(WORK / "simhash-multi") == pairs(WORK / "simhash-ditto")
+    figures["same_verified_pairs_without_hot_buckets"] = same
+    print(f"{'system':<15}{'seconds':>10}{'candidates':>14}{'verified':>12}{'cand/ver':>10}")
+    for system in args.systems:
+        f = figures[system]
+        ratio = f["candidates"] / f["verified"] if f["verified"] else float("nan")
+        print(
+            f"{system:<15}{f['seconds']:>10.1f}{f['candidates'] or 0:>14,}"
+            f"{f['verified'] or 0:>12,}{ratio:>10.2f}"
+        )
+    print(f"same verified pairs (multi-table vs ditto blocks, no hot bucket): {same}")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
