@@ -185,6 +185,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_dedup.py
 	$(BIN)/python bench/bench_dedup.py --large-only --scale 500000
 	@echo
+	$(BIN)/python bench/bench_hamming.py --docs 50000
+	@echo
 	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
 	@echo
 	$(BIN)/python bench/bench_dense.py --docs 50000 --runs 3 --with-conf --timeout 3600 \
