@@ -9,8 +9,8 @@ hashed with fingerprint's pHash; the pairs within ``k`` bits (found through the 
 keys: no false negatives) are verified and clustered, and one representative per cluster
 is kept (the largest pixel count, then the smallest path). Writes under DIR: clusters/
 (path, cluster_id, is_representative, distance), hashes/ (path, phash hex, width, height,
-format, url, pipeline), rejects/ (path, reason), pairs/ when asked, report.json and, last,
-_MANIFEST.json.
+format, animated, go_reference, url, pipeline), rejects/ (path, reason), pairs/ when asked,
+report.json, report.html and, last, _MANIFEST.json.
 """
 
 from __future__ import annotations

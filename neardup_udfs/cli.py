@@ -328,6 +328,18 @@ def _cmd_cover(args: argparse.Namespace) -> int:
 _MANIFEST_NAME = "_MANIFEST.json"  # = neardup_udfs.io.MANIFEST_NAME (io imports Spark)
 
 
+def _manifest_job(store: ArrowStorage, output_dir: str) -> str | None:
+    """The ``job`` a finished output's manifest names (None when it names none)."""
+    from neardup_udfs.storage import join
+
+    data = store.read_bytes(join(output_dir, _MANIFEST_NAME))
+    try:
+        job = json.loads(data or b"{}").get("job")
+    except (ValueError, AttributeError):
+        return None
+    return job if isinstance(job, str) else None
+
+
 def _finished_output(output_dir: str) -> ArrowStorage | None:
     """The storage of ``output_dir`` when it is a finished dedup output: its ``_MANIFEST.json``
     (the success marker every job writes last) is there. Otherwise None, after one line on
@@ -379,7 +391,16 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from neardup_udfs.report_html import ReportError, write_report_html
 
-    if _finished_output(args.output_dir) is None:
+    store = _finished_output(args.output_dir)
+    if store is None:
+        return EXIT_USAGE
+    job = _manifest_job(store, args.output_dir)
+    if job not in ("dedup", None):  # an image run's page needs its samples' pictures
+        print(
+            f"neardup: {args.output_dir!r} is the output of the {job} job, whose report.html "
+            "the job itself writes; neardup report rebuilds a dedup output's page only",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         path = write_report_html(args.output_dir)

@@ -34,6 +34,9 @@ Exactly one of ``similarity`` / ``distance`` is present, as in ``clusters/``. Th
 the clusters (``neardup_udfs.stages.samples.sample_clusters``: the largest, then a
 reproducible sample) and writes every member of each; the report shows at most
 :data:`MEMBERS_SHOWN` members a cluster, least similar first, and counts the rest.
+
+The images job's page (thumbnails instead of texts) is ``neardup_udfs.report_images``,
+built with this module's sections and helpers.
 """
 
 from __future__ import annotations
@@ -696,6 +699,12 @@ def _summary(report: Mapping[str, Any]) -> str:
     else:
         fraction = _row("Fraction removed", "fraction-removed", "—", "", "removed / input")
     rows.insert(6, fraction)
+    table = '<table class="counts"><tbody>' + "".join(rows) + "</tbody></table>"
+    return _section("summary", "Summary", f"{_facts(report)}{table}")
+
+
+def _facts(report: Mapping[str, Any]) -> str:
+    """The pipeline id and version and the neardup version, as a definition list."""
     pipeline = report.get("pipeline")
     p = pipeline if isinstance(pipeline, dict) else {}
     facts = [
@@ -707,8 +716,7 @@ def _summary(report: Mapping[str, Any]) -> str:
         f'<dt>{_esc(label)}</dt><dd><code id="{i}">{_esc(value)}</code></dd>'
         for label, i, value in facts
     )
-    table = '<table class="counts"><tbody>' + "".join(rows) + "</tbody></table>"
-    return _section("summary", "Summary", f'<dl class="facts">{dl}</dl>{table}')
+    return f'<dl class="facts">{dl}</dl>'
 
 
 def _stages(seconds: object) -> list[tuple[str, float]]:
@@ -1087,14 +1095,18 @@ _NAV = (
 
 
 def _page(
-    title: str, subtitle: str, sections: Sequence[str], extra_nav: Sequence[tuple[str, str]] = ()
+    title: str,
+    subtitle: str,
+    sections: Sequence[str],
+    extra_nav: Sequence[tuple[str, str]] = (),
+    extra_css: str = "",
 ) -> str:
     entries = (*_NAV[:1], *extra_nav, *_NAV[1:])
     nav = "".join(f'<a href="#{i}">{_esc(label)}</a>' for i, label in entries)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body><main>"
+        f"<title>{_esc(title)}</title><style>{_CSS}{extra_css}</style></head><body><main>"
         f'<header class="page"><h1>{_esc(title)}</h1><p>{_esc(subtitle)}</p>'
         f"<nav>{nav}</nav></header>{''.join(sections)}</main></body></html>\n"
     )

@@ -65,7 +65,16 @@ SCHEMA_DDL = (
 # payload = "bytes" (images): ``content`` (the decoded payload's bytes) instead of ``text``
 BYTES_COLUMNS = tuple("content" if c == "text" else c for c in COLUMNS)
 BYTES_SCHEMA_DDL = SCHEMA_DDL.replace("text string", "content binary")
-IMAGE_CONTENT_TYPES = ("image/png", "image/jpeg", "image/gif")
+IMAGE_CONTENT_TYPES = (  # the formats kernels.phash decodes
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/bmp",
+    "image/tiff",
+    "image/x-icon",
+    "image/vnd.microsoft.icon",
+)
 
 
 @dataclass(frozen=True)

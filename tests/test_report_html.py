@@ -546,3 +546,167 @@ def test_only_the_shown_members_are_read_from_samples() -> None:
     assert sorted(_shown_ids(keys.drop_columns(["similarity"]), None)) == [
         "c", "d", "m1", "m2", "m3", "m4", "x"
     ]  # fmt: skip
+
+
+# --- the images run's page (neardup_udfs.report_images) ---------------------------------------
+
+IMAGE_COUNTS = {
+    "input": 50,
+    "rejected": 2,
+    "hashed": 48,
+    "identical": 5,
+    "candidates": 60,
+    "verified": 20,
+    "clusters": 3,
+    "kept": 30,
+    "removed": 18,
+    "chained": 0,
+    "hot_buckets": 0,
+    "rounds": 2,
+    "driver_edges": 0,
+}
+
+
+def picture(seed: int, mode: str = "RGB", size: tuple[int, int] = (120, 80)) -> bytes:
+    """A small encoded picture: a gradient tinted by ``seed`` (PNG)."""
+    import numpy as np
+
+    y, x = np.mgrid[0 : size[1], 0 : size[0]]
+    rgb = np.stack([x * 2 % 256, y * 3 % 256, np.full_like(x, seed * 40 % 256)], axis=-1)
+    im = Image.fromarray(rgb.astype("uint8")).convert(mode)
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def image_report(samples: pa.Table | None) -> str:
+    from neardup_udfs.report_images import build_image_report
+
+    report = {
+        "counts": IMAGE_COUNTS,
+        "seconds": {"read + hash": 3.0, "identical": 1.0, "candidates": 1.0, "report": 1.0},
+        "pipeline": {"id": "phash/1", "version": "phash/1"},
+        "config": {"input": "photos/", "k": 10, "max_pixels": 50_000_000},
+        "cluster_size_histogram": {"1": 27, "2": 2, "12": 1},
+        "hot_buckets": [],
+        "scores": {
+            "metric": "distance",
+            "source": "verified pairs",
+            "count": 20,
+            "low": 0.0,
+            "high": 9.0,
+            "total": 60.0,
+            "steps": [0, 2, 9],
+            "counts": [8, 10, 2],
+        },
+        "neardup_version": "0.1.0",
+    }
+    return build_image_report(report, samples, "out/images")
+
+
+def image_samples(thumbs: dict[str, str | None]) -> pa.Table:
+    """Cluster ``c/0.png`` (12 images: the representative and 11 members at distances 0-10)
+    and cluster ``d.webp`` (its representative and one member); ``thumbs`` by path."""
+    rows = [("c/0.png", "c/0.png", True, 0, 12)]
+    rows += [("c/0.png", f"c/{i}.png", False, i - 1, 12) for i in range(1, 12)]
+    rows += [("d.webp", "d.webp", True, 0, 2), ("d.webp", 'e"<b>.webp', False, 3, 2)]
+    return pa.table(
+        {
+            "cluster_id": [r[0] for r in rows],
+            "path": [r[1] for r in rows],
+            "is_representative": [r[2] for r in rows],
+            "distance": pa.array([r[3] for r in rows], pa.int32()),
+            "cluster_size": pa.array([r[4] for r in rows], pa.int64()),
+            "thumbnail": [thumbs.get(r[1]) for r in rows],
+        }
+    )
+
+
+def test_image_page_counts_distances_and_thumbnails() -> None:
+    from neardup_udfs.report_images import MEMBERS_SHOWN, thumbnail_uri
+
+    uri = thumbnail_uri(picture(1))
+    assert uri is not None
+    thumbs: dict[str, str | None] = {f"c/{i}.png": uri for i in range(12)}
+    thumbs.update({"d.webp": uri, 'e"<b>.webp': None})  # no thumbnail could be made
+    page = image_report(image_samples(thumbs))
+    el = elements(page)
+    for key, value in IMAGE_COUNTS.items():
+        if key != "hot_buckets":
+            assert el.attrs[f"count-{key.replace('_', '-')}"]["data-value"] == str(value)
+    assert el.attrs["count-near-duplicates"]["data-value"] == "13"  # removed - identical
+    assert el.text["pipeline-id"] == "phash/1"
+    assert png(page, "plot-scores")[:8] == b"\x89PNG\r\n\x1a\n"  # the verified distances
+    assert "20 values from verified pairs; min 0, mean 3, max 9" in page
+    assert float(el.text["seconds-read + hash"]) == pytest.approx(3.0)
+    # cluster c: the representative and the 8 farthest members (distances 10 down to 3)
+    c = page[page.index('data-cluster-id="c/0.png"') : page.index('data-cluster-id="d.webp"')]
+    shown = re.findall(r'data-path="([^"]*)" data-distance="(\d+)"', c)
+    assert MEMBERS_SHOWN == 8
+    assert shown == [("c/0.png", "0")] + [(f"c/{i}.png", str(i - 1)) for i in range(11, 3, -1)]
+    assert "Hamming distance 10" in c and "representative (kept)" in c
+    assert "… and 3 more image(s) not shown." in c
+    assert c.count('<img class="thumb" src="data:image/jpeg;base64,') == 9
+    # cluster d: the member without a thumbnail is shown without a picture, escaped
+    d = page[page.index('data-cluster-id="d.webp"') :]
+    assert '<div class="no-thumb">no picture</div>' in d
+    assert "e&quot;&lt;b&gt;.webp" in d and 'e"<b>' not in page
+    assert page.count('<img class="thumb"') == 9 + 1
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    sources = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert all(s.startswith(("data:image/", "#")) for s in sources)
+
+
+def test_image_page_without_samples_or_scores() -> None:
+    page = image_report(None)
+    assert 'id="no-samples"' in page and '<figure class="thumb' not in page
+    empty = image_samples({}).slice(0, 0)
+    assert "No cluster has two or more images" in image_report(empty)
+
+
+def test_thumbnails_are_small_inline_pictures_or_none() -> None:
+    from neardup_udfs.report_images import thumbnail_uri
+
+    def decoded(uri: str | None) -> Image.Image:
+        assert uri is not None
+        kind, data = uri.split(",", 1)
+        im = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
+        assert kind == f"data:image/{im.format.lower()};base64"
+        return im
+
+    photo = decoded(thumbnail_uri(picture(2, size=(400, 300))))
+    assert (photo.format, photo.size) == ("JPEG", (96, 72))
+    alpha = decoded(thumbnail_uri(picture(3, "RGBA")))
+    assert alpha.format == "PNG" and alpha.mode == "RGBA"
+    import numpy as np
+
+    grey16 = Image.fromarray((np.arange(64 * 64).reshape(64, 64) * 16).astype(np.uint16))
+    buf = io.BytesIO()
+    grey16.save(buf, "PNG")
+    levels = np.asarray(decoded(thumbnail_uri(buf.getvalue())).convert("L"))
+    assert levels.min() < 30 and levels.max() > 200  # scaled, not clipped to white
+    frames = [Image.new("RGB", (50, 50), c) for c in ((250, 10, 10), (10, 10, 250))]
+    anim = io.BytesIO()
+    frames[0].save(anim, "WEBP", save_all=True, append_images=frames[1:], lossless=True)
+    r, g, b = decoded(thumbnail_uri(anim.getvalue())).convert("RGB").getpixel((10, 10))
+    assert r > 200 and b < 60  # the first frame
+    assert thumbnail_uri(b"not an image") is None
+    assert thumbnail_uri(picture(4)[:200]) is None  # truncated
+    assert thumbnail_uri(picture(4, size=(400, 300)), max_pixels=1000) is None
+
+
+def test_image_page_is_written_through_the_jobs_storage() -> None:
+    from neardup_udfs.report_images import image_report_page
+
+    class Store:
+        written: dict[str, bytes] = {}
+
+        def write_bytes(self, path: str, data: bytes) -> None:
+            self.written[path] = data
+
+    store = Store()
+    report = {"counts": IMAGE_COUNTS, "config": {"input": "x"}}
+    target = image_report_page(image_samples({}))(store, "s3://bucket/run", report)  # type: ignore[arg-type]
+    assert target == "s3://bucket/run/report.html"
+    assert store.written[target].startswith(b"<!DOCTYPE html>")
+    assert b"neardup image report" in store.written[target]

@@ -4,19 +4,23 @@ rejected with a reason and the job succeeds."""
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 import json
 import random
+import re
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from PIL import Image, ImageDraw, ImageFilter
 from warc_corpus import Crawl, CrawlWriter, record_id
 
 from neardup_udfs.config import ConfigError, load_images_config
 from neardup_udfs.io import InputError
-from neardup_udfs.kernels.phash import phash, phash_distance, phash_hex
+from neardup_udfs.kernels.phash import phash, phash_distance, phash_from_hex, phash_hex
 
 pytestmark = pytest.mark.spark
 
@@ -91,20 +95,20 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, li
     png = encode(scene(20))
     (bad / "truncated.png").write_bytes(png[: len(png) // 2])
     (bad / "huge.png").write_bytes(encode(Image.new("L", (3000, 2000), 7)))  # 6 Mpx
-    (bad / "picture.bmp").write_bytes(encode(scene(21, (100, 80)), "BMP"))
+    (bad / "picture.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')  # vector
     (bad / "big.bin").write_bytes(bytes(300_000))
     return root, families
 
 
 def _run(spark, src: Path, out: Path, **overrides: object) -> images_job.Summary:  # type: ignore[no-untyped-def]
+    settings: dict[str, object] = {
+        "max_pixels": 5_000_000,
+        "max_bytes": 200_000,
+        "outputs": ("clusters", "hashes", "rejects", "pairs"),
+    }
+    settings.update(overrides)
     cfg = load_images_config(
-        str(ROOT / "conf" / "images.toml"),
-        input=str(src),
-        output=str(out),
-        max_pixels=5_000_000,
-        max_bytes=200_000,
-        outputs=("clusters", "hashes", "rejects", "pairs"),
-        **overrides,
+        str(ROOT / "conf" / "images.toml"), input=str(src), output=str(out), **settings
     )
     summary = images_job.run(spark, cfg)
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
@@ -166,9 +170,9 @@ def test_images_job_outputs_hashes_and_rejects(spark, photos, photos_run) -> Non
     assert (hashes["scene0-half.png"].width, hashes["scene0-half.png"].height) == (160, 120)
     assert hashes["scene0-jpeg50.jpg"].format == "JPEG"
     reasons = {_name(r.path): r.reason for r in spark.read.parquet(str(out / "rejects")).collect()}
-    assert set(reasons) == {"notes.txt", "truncated.png", "huge.png", "picture.bmp", "big.bin"}
+    assert set(reasons) == {"notes.txt", "truncated.png", "huge.png", "picture.svg", "big.bin"}
     assert "unknown or unsupported image format" in reasons["notes.txt"]
-    assert "unsupported" in reasons["picture.bmp"]
+    assert "unknown or unsupported image format" in reasons["picture.svg"]
     assert "over the limit of 5000000" in reasons["huge.png"]
     assert reasons["big.bin"] == "file larger than 200000 bytes"
     assert reasons["truncated.png"]  # Go's PNG reader and ours: unexpected EOF / truncated
@@ -179,6 +183,194 @@ def test_images_job_outputs_hashes_and_rejects(spark, photos, photos_run) -> Non
     assert (out / "_MANIFEST.json").exists()
     pairs = spark.read.parquet(str(out / "pairs"))
     assert pairs.count() > 0 and pairs.agg({"distance": "max"}).first()[0] <= 10
+
+
+def _figures(page: str) -> list[dict[str, str]]:
+    """The thumbnails' figures of report.html: path, role, distance, img src (or none)."""
+    found = []
+    pattern = r'<figure class="thumb ([a-z]+)"([^>]*)>(.*?)</figure>'
+    for role, attrs, body in re.findall(pattern, page, re.S):
+        fields = dict(re.findall(r'([a-z-]+)="([^"]*)"', attrs))
+        src = re.search(r'<img class="thumb" src="([^"]*)"', body)
+        meta = re.search(r'<span class="meta">([^<]*)</span>', body)
+        found.append(
+            {
+                "role": role,
+                "path": html.unescape(fields["data-path"]),
+                "distance": fields.get("data-distance", ""),
+                "src": src.group(1) if src else "",
+                "meta": html.unescape(meta.group(1)) if meta else "",
+            }
+        )
+    return found
+
+
+def test_neardup_report_leaves_an_image_runs_page_alone(photos_run, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The image page is the job's own (thumbnails of its samples): ``neardup report``
+    refuses to replace it with a text page, and leaves it as it was."""
+    from neardup_udfs.cli import main as cli_main
+
+    _, out = photos_run
+    before = (out / "report.html").read_bytes()
+    assert cli_main(["report", str(out)]) == 2
+    assert "images job" in capsys.readouterr().err
+    assert (out / "report.html").read_bytes() == before
+
+
+def test_images_report_html(spark, photos_run) -> None:  # type: ignore[no-untyped-def]
+    """report.html: the counts of report.json, the distance histogram of the verified
+    pairs, and each sampled cluster's images as inline thumbnails with their distances."""
+    _, out = photos_run
+    page = (out / "report.html").read_text()
+    report = json.loads((out / "report.json").read_text())
+    for key, value in report["counts"].items():
+        if key != "hot_buckets":  # a section of its own
+            assert f'id="count-{key.replace("_", "-")}" class="num" data-value="{value}"' in page
+    assert report["scores"]["metric"] == "distance"
+    assert report["scores"]["count"] == spark.read.parquet(str(out / "pairs")).count()
+    assert 'id="plot-scores"' in page and 'id="plot-timings"' in page
+    figures = _figures(page)
+    clusters = {r.path: r for r in spark.read.parquet(str(out / "clusters")).collect()}
+    # the 5 families (7 images each, within the 8 members shown) are every sampled cluster
+    assert len(figures) == 5 * 7 and len({f["path"] for f in figures}) == 35
+    for f in figures:
+        row = clusters[f["path"]]
+        assert f["src"].startswith(("data:image/jpeg;base64,", "data:image/png;base64,"))
+        thumb = Image.open(io.BytesIO(base64.b64decode(f["src"].split(",", 1)[1])))
+        assert max(thumb.size) <= 96
+        if f["role"] == "representative":
+            assert row.is_representative and f["meta"] == "representative (kept)"
+        else:
+            assert f["meta"] == f"Hamming distance {row.distance}" and f["distance"] == str(
+                row.distance
+            )
+    assert page.count('<img class="thumb" src="data:image/') == len(figures)
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    sources = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert all(src.startswith(("data:image/", "#")) for src in sources)
+    manifest = json.loads((out / "_MANIFEST.json").read_text())
+    assert "page_errors" not in manifest
+
+
+def test_a_thumbnail_that_cannot_be_made_is_left_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The thumbnail step gives null for a file gone or broken since it was hashed."""
+    from neardup_udfs.runs.images import _thumbnailer
+
+    good, broken, gone = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
+    good.write_bytes(encode(scene(1)))
+    broken.write_bytes(encode(scene(1))[:100])
+    cfg = load_images_config(input=str(tmp_path), output=str(tmp_path / "out"))
+    paths = [f"file:{p}" for p in (good, broken, gone)]
+    rows = pd.DataFrame({"doc_id": paths, "file": paths})
+    (made,) = list(_thumbnailer(cfg)(iter([rows.iloc[:2], rows.iloc[2:]])))
+    assert made["thumbnail"][0].startswith("data:image/jpeg;base64,")
+    assert made["thumbnail"][1] is None and made["thumbnail"][2] is None
+
+
+# --- formats beyond the reference's decoders ---------------------------------------------------
+
+
+def _animation(first: Image.Image, fmt: str) -> bytes:
+    """``first`` followed by two unrelated scenes (pHash 28-38 bits away from it)."""
+    rest = [scene(40), scene(41)]
+    if fmt == "GIF":
+        first, rest = first.convert("P"), [r.convert("P") for r in rest]
+    kw: dict[str, object] = {"quality": 80} if fmt == "WEBP" else {}
+    return encode(first, fmt, save_all=True, append_images=rest, duration=100, loop=0, **kw)
+
+
+WEB_FAMILIES = {  # file -> (format, animated, go_reference)
+    "scene5": {
+        "scene5.png": ("PNG", False, True),
+        "scene5.jpg": ("JPEG", False, True),
+        "scene5-lossless.webp": ("WEBP", False, False),
+        "scene5-lossy.webp": ("WEBP", False, False),
+        "scene5-crop.webp": ("WEBP", False, False),
+        "scene5.bmp": ("BMP", False, False),
+        "scene5.tiff": ("TIFF", False, False),
+        "scene5-anim.webp": ("WEBP", True, False),
+        "scene5-anim.gif": ("GIF", True, True),
+    },
+    "scene6": {
+        "scene6.png": ("PNG", False, True),
+        "scene6.webp": ("WEBP", False, False),
+        "scene6.bmp": ("BMP", False, False),
+    },
+}
+WEB_REJECTS = {  # file -> what its reason says
+    "corrupt.webp": "corrupt or truncated WEBP data",
+    "cut.webp": "truncated WEBP: the RIFF header declares",
+    "huge.webp": "over the limit of 5000000",
+    "vector.svg": "unknown or unsupported image format",
+}
+
+
+@pytest.fixture(scope="module")
+def web_run(spark, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The job over WebP, BMP, TIFF and animated copies of two scenes beside their PNG and
+    JPEG, and four bad files: (summary, output dir)."""
+    root = tmp_path_factory.mktemp("web")
+    im5, im6 = scene(5), scene(6)
+    w, h = im5.size
+    dx, dy = round(w * 0.025), round(h * 0.025)
+    lossy = encode(im5, "WEBP", quality=60)
+    files = {
+        "scene5.png": encode(im5),
+        "scene5.jpg": encode(im5, "JPEG", quality=90),
+        "scene5-lossless.webp": encode(im5, "WEBP", lossless=True),
+        "scene5-lossy.webp": lossy,
+        "scene5-crop.webp": encode(im5.crop((dx, dy, w - dx, h - dy)), "WEBP", quality=60),
+        "scene5.bmp": encode(im5, "BMP"),
+        "scene5.tiff": encode(im5, "TIFF", compression="tiff_lzw"),
+        "scene5-anim.webp": _animation(im5, "WEBP"),
+        "scene5-anim.gif": _animation(im5, "GIF"),
+        "scene6.png": encode(im6),
+        "scene6.webp": encode(im6, "WEBP", quality=75),
+        "scene6.bmp": encode(im6, "BMP"),
+        "corrupt.webp": lossy[:40] + bytes(b ^ 0x5A for b in lossy[40:]),
+        "cut.webp": lossy[: len(lossy) // 2],
+        "huge.webp": encode(Image.new("RGB", (3000, 2000), (9, 90, 200)), "WEBP", lossless=True),
+        "vector.svg": b'<svg xmlns="http://www.w3.org/2000/svg"/>',
+    }
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    out = tmp_path_factory.mktemp("web-out") / "out"
+    return _run(spark, root, out, max_bytes=400_000), out
+
+
+def test_web_formats_cluster_with_png_and_jpeg(spark, web_run) -> None:  # type: ignore[no-untyped-def]
+    s, out = web_run
+    groups: dict[str, set[str]] = {}
+    for r in spark.read.parquet(str(out / "clusters")).collect():
+        groups.setdefault(r.cluster_id, set()).add(_name(r.path))
+    assert sorted(sorted(g) for g in groups.values()) == sorted(
+        sorted(f) for f in WEB_FAMILIES.values()
+    )
+    assert (s.input, s.rejected, s.kept, s.removed) == (16, 4, 2, 10)
+
+
+def test_web_formats_hashes_record_format_and_go_reference(spark, web_run) -> None:  # type: ignore[no-untyped-def]
+    _, out = web_run
+    hashes = {_name(r.path): r for r in spark.read.parquet(str(out / "hashes")).collect()}
+    want = {f: v for family in WEB_FAMILIES.values() for f, v in family.items()}
+    assert {f: (r.format, r.animated, r.go_reference) for f, r in hashes.items()} == want
+    assert {r.pipeline for r in hashes.values()} == {"phash/1"}
+    assert all((r.width, r.height) == (320, 240) for f, r in hashes.items() if "crop" not in f)
+    # distances to the PNG's hash, measured: 0 for every copy of the whole picture (lossy
+    # WebP q60 and q75, the animations' first frames included), 4 for the 5 % crop
+    for family in WEB_FAMILIES:
+        png = phash_from_hex(hashes[f"{family}.png"].phash)
+        for f in WEB_FAMILIES[family]:
+            bound = 4 if "crop" in f else 0
+            assert phash_distance(png, phash_from_hex(hashes[f].phash)) <= bound, f
+
+
+def test_web_format_rejects_name_the_problem(spark, web_run) -> None:  # type: ignore[no-untyped-def]
+    _, out = web_run
+    reasons = {_name(r.path): r.reason for r in spark.read.parquet(str(out / "rejects")).collect()}
+    assert set(reasons) == set(WEB_REJECTS)
+    for name, problem in WEB_REJECTS.items():
+        assert problem in reasons[name], (name, reasons[name])
 
 
 def test_smaller_k_splits_the_crops_off(spark, photos, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -222,6 +414,10 @@ def test_warc_image_records(spark, tmp_path) -> None:  # type: ignore[no-untyped
         r.reason for r in spark.read.parquet(str(tmp_path / "out" / "rejects")).collect()
     )
     assert reasons == ["content type text/html is not a document type"] + ["duplicate path"] * 4
+    # report.html's thumbnails of a crawl: the records read again from their WARC file
+    figures = _figures((tmp_path / "out" / "report.html").read_text())
+    assert {f["path"] for f in figures} == {record_id("orig"), record_id("copy")}
+    assert all(f["src"].startswith("data:image/jpeg;base64,") for f in figures)
 
 
 def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]

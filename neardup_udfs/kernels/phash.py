@@ -26,6 +26,18 @@ JPEG and GIF go through the same pipeline, but Go's JPEG decoder (its own IDCT, 
 replication) is not reproducible with libjpeg, so JPEG hashes are only close to Go's; GIF
 frames are lossless and modelled like Go's ``*image.Paletted`` (first frame, frame bounds),
 but have no golden.
+
+**Formats beyond the reference's decoders** (``PILLOW_FORMATS``: WebP, BMP, TIFF, ICO) are
+decoded by Pillow and go through the same pipeline (same pipeline id): their pixels are
+mapped onto the Go image type Go's own decoders for them (``golang.org/x/image/webp``,
+``bmp``, ``tiff``) return, or the closest one (:func:`go_image_from_pil`). There is no Go
+reference for them: the hash is as exact as the decoded pixels (lossless WebP, BMP and
+uncompressed or LZW/Deflate TIFF give PNG's hash of the same pixels; lossy WebP is decoded
+by libwebp to RGB, not to Go's YCbCr, so it is close). Vector and exotic formats (SVG, EPS,
+WMF, PSD, JPEG 2000, AVIF/HEIF, TGA, ...) are refused as unsupported. A file with more than
+one frame (animated GIF, WebP or PNG, multi-page TIFF) is hashed by its first frame, and
+:class:`Decoded` says so. Every format is size-checked from its header before any pixel is
+decoded (for WebP, before Pillow even creates libwebp's decoder, which allocates the canvas).
 """
 
 from __future__ import annotations
@@ -46,17 +58,24 @@ import numpy.typing as npt
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 __all__ = [
+    "ANIMATED",
     "DEFAULT_MAX_PIXELS",
+    "FORMATS",
+    "GO_REFERENCE_FORMATS",
+    "PILLOW_FORMATS",
+    "Decoded",
     "GoImage",
     "ImageBatch",
     "PHashError",
     "decode",
+    "decode_image",
     "dct8",
     "go_cos_table",
     "go_image_from_pil",
     "hash_from_dct",
     "image_format",
     "luma",
+    "open_image",
     "phash",
     "phash_batch",
     "phash_distance",
@@ -79,7 +98,13 @@ _GRID = 32
 _LOW = 8
 _MASK64 = (1 << 64) - 1
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_FORMATS = ("PNG", "JPEG", "GIF")
+GO_REFERENCE_FORMATS = ("PNG", "JPEG", "GIF")
+"""The formats the reference decodes (Go's ``image.Decode`` with png, jpeg and gif)."""
+PILLOW_FORMATS = ("WEBP", "BMP", "TIFF", "ICO")
+"""Formats the reference cannot read, decoded by Pillow onto Go's pixel model (no golden)."""
+FORMATS = GO_REFERENCE_FORMATS + PILLOW_FORMATS
+ANIMATED = " (animated)"
+"""Appended to :attr:`ImageBatch.formats` for a file of several frames (the first is hashed)."""
 
 
 class PHashError(ValueError):
@@ -464,13 +489,19 @@ def _load(im: ImageFile.ImageFile, name: str, rawmode: str | None = None) -> npt
     """Decode the pixels (optionally with another PNG rawmode) into a numpy array."""
     if rawmode is not None:  # same zip stream and filters, another sample unpacker
         im.tile = [ImageFile._Tile(t[0], t[1], t[2], rawmode) for t in im.tile]
+    _load_pixels(im, name)
+    return np.asarray(im)
+
+
+def _load_pixels(im: ImageFile.ImageFile, name: str) -> None:
+    """``im.load()``, a failure reported as corrupt data of the image's format."""
     try:
         im.load()
     except PHashError:
         raise
     except Exception as e:  # Pillow raises OSError, SyntaxError, ValueError, EOFError, ...
-        raise PHashError(name, f"cannot decode image data: {_describe(e)}") from e
-    return np.asarray(im)
+        fmt = im.format or "image"
+        raise PHashError(name, f"corrupt or truncated {fmt} data: {_describe(e)}") from e
 
 
 def _describe(e: BaseException) -> str:
@@ -478,17 +509,17 @@ def _describe(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
 
 
-def _open(data: bytes, name: str) -> ImageFile.ImageFile:
+def _open(data: bytes, name: str, fmt: str) -> ImageFile.ImageFile:
+    """Pillow's lazy image of ``data`` (header read, no pixel decoded), by ``fmt``'s plugin
+    only: the format was recognised from the signature (:func:`image_format`)."""
     try:
-        im = Image.open(io.BytesIO(data), formats=_FORMATS)
+        im = Image.open(io.BytesIO(data), formats=(fmt,))
     except Image.DecompressionBombError as e:
         raise PHashError(name, f"decompression bomb: {e}") from e
     except UnidentifiedImageError as e:
-        raise PHashError(
-            name, "unknown or unsupported image format (only PNG, JPEG and GIF are decoded)"
-        ) from e
+        raise PHashError(name, f"corrupt {fmt} header: Pillow cannot identify the file") from e
     except Exception as e:
-        raise PHashError(name, f"cannot read image header: {_describe(e)}") from e
+        raise PHashError(name, f"corrupt {fmt} header: {_describe(e)}") from e
     assert isinstance(im, ImageFile.ImageFile)
     return im
 
@@ -516,11 +547,10 @@ def _palette_table(rgb: bytes, alphas: bytes, default_alpha: int = 0xFF) -> I64:
     return table
 
 
-def _decode_png(data: bytes, hdr: dict[str, Any], name: str) -> GoImage:
+def _decode_png(data: bytes, hdr: dict[str, Any], im: ImageFile.ImageFile, name: str) -> GoImage:
     depth: int = hdr["depth"]
     color: int = hdr["color"]
     trns: bytes | None = hdr["trns"]
-    im = _open(data, name)
     if im.format != "PNG" or im.size != (hdr["width"], hdr["height"]):
         raise PHashError(name, "cannot decode PNG: Pillow disagrees with the IHDR")
     if color == 0:  # grayscale: 1/2/4/8 -> *image.Gray (0..255), 16 -> *image.Gray16
@@ -575,7 +605,7 @@ def _load16(
     """16-bit colour samples: Pillow's default decode keeps the high bytes; a second decode
     of the same file with the little-endian rawmode yields the low bytes (same filters)."""
     hi = np.asarray(_load(im, name), dtype=np.uint16)[..., :k]
-    lo = np.asarray(_load(_open(data, name), name, rawmode=low_rawmode), dtype=np.uint16)
+    lo = np.asarray(_load(_open(data, name, "PNG"), name, rawmode=low_rawmode), dtype=np.uint16)
     return np.ascontiguousarray((hi << 8) | lo[..., :k], dtype=np.uint16)
 
 
@@ -615,43 +645,238 @@ def _decode_jpeg(im: ImageFile.ImageFile, name: str) -> GoImage:
     return go_image_from_pil(im)
 
 
-def decode(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<bytes>") -> GoImage:
-    """Decode PNG, JPEG or GIF bytes into the Go image ``image.Decode`` would return.
+# ---------------------------------------------------------------------------------------------
+# Formats beyond the reference's decoders (PILLOW_FORMATS)
+
+_PILLOW_MODES = {
+    # Pillow mode -> the Go image type it is modelled as (go_image_from_pil), the type Go's
+    # x/image decoders return for such a file (or the closest): see docs/design-notes.md.
+    "1": "*image.Gray",  # 0 / 255, as x/image/tiff expands 1-bit grey
+    "L": "*image.Gray",
+    "P": "*image.Paletted",  # palette and transparency as the palette's alphas
+    "LA": "*image.NRGBA",  # grey + straight alpha
+    "RGB": "*image.RGBA",  # opaque (x/image/webp's lossy *image.YCbCr: libwebp gives RGB)
+    "RGBX": "*image.RGBA",
+    "RGBA": "*image.NRGBA",  # straight alpha, as x/image/webp (VP8L) and tiff decode it
+    "CMYK": "*image.CMYK",
+    "YCbCr": "*image.YCbCr",
+    "I;16": "*image.Gray16",
+    "I;16L": "*image.Gray16",
+    "I;16B": "*image.Gray16",
+    "I;16N": "*image.Gray16",
+    "PA": "*image.NRGBA",  # converted by Pillow to RGBA first
+    "La": "*image.NRGBA",  # premultiplied: converted by Pillow to RGBA first
+    "RGBa": "*image.NRGBA",
+}
+"""Pillow modes hashed from PILLOW_FORMATS; others (32-bit integer or float samples, signed
+16-bit, LAB, HSV) are refused: Go's decoders do not read them and a conversion would guess."""
+
+
+def _u16le(b: bytes, at: int) -> int:
+    return int.from_bytes(b[at : at + 2], "little")
+
+
+def _u24le(b: bytes, at: int) -> int:
+    return int.from_bytes(b[at : at + 3], "little")
+
+
+def _u32le(b: bytes, at: int) -> int:
+    return int.from_bytes(b[at : at + 4], "little")
+
+
+def _webp_size(data: bytes, name: str) -> tuple[int, int]:
+    """Width and height of a WebP from its RIFF header and first chunk (VP8, VP8L or VP8X's
+    canvas), with libwebp's own container checks: nothing is decoded or allocated."""
+    n = len(data)
+    declared = _u32le(data, 4) + 8
+    if declared > n:
+        raise PHashError(
+            name, f"truncated WEBP: the RIFF header declares {declared} bytes, {n} present"
+        )
+    if declared < 20:
+        raise PHashError(name, f"corrupt WEBP: the RIFF header declares {declared} bytes, no chunk")
+    fourcc, size = data[12:16], _u32le(data, 16)
+    body = data[20 : 20 + size]
+    if 20 + size > declared:
+        what = fourcc.decode("latin-1")
+        raise PHashError(
+            name,
+            f"truncated WEBP: the {what!r} chunk declares {size} bytes, {declared - 20} present",
+        )
+    if fourcc == b"VP8 ":
+        if size < 10 or body[3:6] != b"\x9d\x01\x2a":
+            raise PHashError(name, "corrupt WEBP: the VP8 frame header has no start code")
+        return _u16le(body, 6) & 0x3FFF, _u16le(body, 8) & 0x3FFF
+    if fourcc == b"VP8L":
+        if size < 5 or body[0] != 0x2F:
+            raise PHashError(name, "corrupt WEBP: the VP8L header has no signature byte")
+        bits = _u32le(body, 1)
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if fourcc == b"VP8X":
+        if size < 10:
+            raise PHashError(name, "corrupt WEBP: the VP8X chunk is shorter than 10 bytes")
+        return _u24le(body, 4) + 1, _u24le(body, 7) + 1
+    raise PHashError(name, f"corrupt WEBP: unknown first chunk {fourcc!r}")
+
+
+def _check_ico(data: bytes, max_pixels: int, name: str) -> None:
+    """Size-check every picture an ICO holds, from its own header (PNG's IHDR or the DIB
+    header): the directory's sizes stop at 256 and Pillow decodes what the picture says."""
+    n = len(data)
+    if n < 6:
+        raise PHashError(name, "truncated ICO: no directory")
+    for i in range(_u16le(data, 4)):
+        entry = 6 + 16 * i
+        if entry + 16 > n:
+            raise PHashError(name, f"truncated ICO: directory entry {i} is cut off")
+        at = _u32le(data, entry + 12)
+        if data[at : at + 8] == _PNG_SIGNATURE and at + 24 <= n:
+            w, h = struct.unpack_from(">II", data, at + 16)
+        elif at + 12 <= n and _u32le(data, at) == 12:  # BITMAPCOREHEADER
+            w, h = _u16le(data, at + 4), _u16le(data, at + 6) // 2
+        elif at + 12 <= n:  # BITMAPINFOHEADER and later: the height covers XOR and AND masks
+            w, h = struct.unpack_from("<ii", data, at + 4)
+            w, h = abs(w), abs(h) // 2
+        else:
+            raise PHashError(name, f"truncated ICO: picture {i} starts past the end")
+        _check_size(max(w, 1), max(h, 1), max_pixels, name)
+
+
+def _decode_pillow(im: ImageFile.ImageFile, fmt: str, name: str, max_pixels: int) -> GoImage:
+    """Decode a PILLOW_FORMATS image's first frame onto Go's pixel model."""
+
+    def supported() -> None:
+        if im.mode not in _PILLOW_MODES:
+            raise PHashError(
+                name, f"unsupported {fmt} pixel format: Pillow mode {im.mode} is not hashed"
+            )
+
+    supported()  # known from the header: refused before decoding
+    _load_pixels(im, name)
+    supported()  # ICO: the picture's own mode
+    _check_size(im.size[0], im.size[1], max_pixels, name)  # ICO: the picture's own size
+    return go_image_from_pil(im)
+
+
+def _gif_animated(data: bytes, name: str) -> bool:
+    """Whether a GIF has a second frame (read on a second handle: seeking Pillow's GIF
+    reader changes the state the first frame is decoded from)."""
+    im = _open(data, name, "GIF")
+    try:
+        return bool(getattr(im, "is_animated", False))
+    except Exception:  # garbage after the first frame, which Go's gif.Decode never reads
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Decoding entry points
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A decoded image and what it was: see :func:`decode_image`."""
+
+    image: GoImage
+    format: str  # one of FORMATS
+    animated: bool  # the file holds more than one frame; ``image`` is the first
+
+    @property
+    def go_reference(self) -> bool:
+        """Whether the reference reads this format (PNG bit-exact, JPEG close, GIF modelled)."""
+        return self.format in GO_REFERENCE_FORMATS
+
+    @property
+    def label(self) -> str:
+        """The format, with :data:`ANIMATED` appended for a file of several frames."""
+        return self.format + (ANIMATED if self.animated else "")
+
+
+def decode_image(
+    data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<bytes>"
+) -> Decoded:
+    """Decode an image (any of :data:`FORMATS`) into Go's pixel model, with its format.
 
     Args:
         data: the encoded image (``bytes``, ``bytearray`` or ``memoryview``).
         max_pixels: refuse images with more than this many pixels (width x height), checked
-            from the header before any pixel is decoded. Pillow's own bomb guard
-            (``PIL.Image.MAX_IMAGE_PIXELS``) stays on and also applies.
+            from the header before any pixel is decoded, whatever the format. Pillow's own
+            bomb guard (``PIL.Image.MAX_IMAGE_PIXELS``) stays on and also applies.
         name: how errors name the input (a file name or row description).
 
     Raises:
-        PHashError: empty input, unknown or unsupported format (only PNG, JPEG, GIF, as the
-            reference registers), truncated or corrupt data, zero-size, or too many pixels.
+        PHashError: empty input, unknown or unsupported format, truncated or corrupt data
+            (the message names the format and the problem), an unsupported pixel format,
+            zero-size, or too many pixels.
 
     Notes:
         PNG: every colour type and bit depth is modelled exactly, including ``tRNS`` colour
         keys (Go compares sub-8-bit grey keys after scaling, and 8-bit keys by their low
         byte), palettes with partial ``tRNS``, indices past the palette (opaque black) and
         16-bit samples. Chunk structure is checked as Go does (CRCs, order, IEND present);
-        ancillary chunks (gAMA, iCCP, sRGB) are ignored. JPEG: decoded by libjpeg to YCbCr
-        and converted with Go's formula (close to Go, not exact). GIF: first frame only,
-        cropped to its own bounds, transparent index as transparent black.
+        ancillary chunks (gAMA, iCCP, sRGB, APNG's acTL/fcTL/fdAT) are ignored, so an APNG
+        is its default image, as in Go. JPEG: decoded by libjpeg to YCbCr and converted with
+        Go's formula (close to Go, not exact). GIF: first frame only, cropped to its own
+        bounds, transparent index as transparent black. WebP, BMP, TIFF, ICO: decoded by
+        Pillow (first frame; an ICO's largest picture), mapped by :func:`go_image_from_pil`.
     """
     data = bytes(data)
+    fmt, im, hdr = _opened(data, max_pixels, name)
+    if hdr is not None:  # PNG
+        animated = bool(getattr(im, "is_animated", False))  # APNG
+        return Decoded(_decode_png(data, hdr, im, name), fmt, animated)
+    if fmt == "GIF":
+        return Decoded(_decode_gif(im, name), fmt, _gif_animated(data, name))
+    if fmt == "JPEG":
+        return Decoded(_decode_jpeg(im, name), fmt, False)
+    animated = bool(getattr(im, "is_animated", False))  # WebP animation, TIFF pages
+    return Decoded(_decode_pillow(im, fmt, name, max_pixels), fmt, animated)
+
+
+def _opened(
+    data: bytes, max_pixels: int, name: str
+) -> tuple[str, ImageFile.ImageFile, dict[str, Any] | None]:
+    """``(format, Pillow's lazy image, PNG header facts or None)`` after every check that
+    needs no pixel: the signature, each format's own header, the size limits."""
     if not data:
         raise PHashError(name, "empty input (zero bytes): not an image")
-    if data.startswith(_PNG_SIGNATURE):
+    fmt = image_format(data)
+    if fmt is None:
+        raise PHashError(
+            name, f"unknown or unsupported image format (decoded: {', '.join(FORMATS)})"
+        )
+    hdr = None
+    if fmt == "PNG":  # Go's chunk rules, and the size from IHDR
         hdr = _png_header(data, name)
         _check_size(hdr["width"], hdr["height"], max_pixels, name)
-        return _decode_png(data, hdr, name)
-    im = _open(data, name)
+    # before Pillow opens them: libwebp's decoder allocates the canvas when it is created,
+    # and Pillow's ICO reader decodes the largest picture when it opens the file
+    if fmt == "WEBP":
+        _check_size(*_webp_size(data, name), max_pixels, name)
+    if fmt == "ICO":
+        _check_ico(data, max_pixels, name)
+    im = _open(data, name, fmt)
     _check_size(im.size[0], im.size[1], max_pixels, name)
-    if im.format == "GIF":
-        return _decode_gif(im, name)
-    if im.format in ("JPEG", "MPO"):
-        return _decode_jpeg(im, name)
-    raise PHashError(name, f"unsupported image format {im.format}")  # pragma: no cover
+    return fmt, im, hdr
+
+
+def open_image(
+    data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<bytes>"
+) -> Image.Image:
+    """Pillow's image of an encoded image (first frame), opened after the checks
+    :func:`decode_image` makes before decoding (format, headers, size limits), not loaded:
+    for views of the pixels (report thumbnails), not for hashing.
+
+    Raises:
+        PHashError: as :func:`decode_image` for what the headers show.
+    """
+    return _opened(bytes(data), max_pixels, name)[1]
+
+
+def decode(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<bytes>") -> GoImage:
+    """The Go image of an encoded image: ``decode_image(...).image`` (PNG, JPEG and GIF as
+    Go's ``image.Decode`` returns them; the other :data:`FORMATS` as Go's x/image decoders
+    would, or the closest type). Raises :class:`PHashError` as :func:`decode_image` does."""
+    return decode_image(data, max_pixels=max_pixels, name=name).image
 
 
 def go_image_from_pil(img: Image.Image) -> GoImage:
@@ -664,7 +889,8 @@ def go_image_from_pil(img: Image.Image) -> GoImage:
         ``*image.CMYK``; ``YCbCr`` -> ``*image.YCbCr``. Other modes (``I``, ``F``, ``RGBa``,
         ``HSV``, ...) are converted by Pillow to ``RGBA`` first. This matches :func:`decode`
         for 8-bit PNGs without colour-key ``tRNS``; decode from bytes when exactness matters
-        for the other cases.
+        for the other cases. It is how :func:`decode` maps the pixels of WebP, BMP, TIFF and
+        ICO files, after refusing the modes Go's decoders do not produce (``_PILLOW_MODES``).
     """
     mode = img.mode
     if mode == "P":
@@ -1048,7 +1274,8 @@ def phash_image(img: GoImage | Image.Image) -> int:
 
 
 def phash(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<bytes>") -> int:
-    """``PHash``: the 64-bit perceptual hash of an encoded PNG, JPEG or GIF image.
+    """``PHash``: the 64-bit perceptual hash of an encoded image (PNG, JPEG, GIF as the
+    reference; WebP, BMP, TIFF, ICO through the same pipeline; see :func:`decode_image`).
 
     Args:
         data: the encoded image bytes.
@@ -1064,9 +1291,10 @@ def phash(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, name: str = "<by
 
     Notes:
         Bit-identical to the reference (Go on amd64, x/image v0.41.0) for every PNG; JPEG
-        hashes are close but not guaranteed equal (different JPEG decoder). Same pixels give
-        the same hash whatever the encoding; images smaller than 32x32 are upscaled; a fully
-        transparent image hashes like black.
+        hashes are close but not guaranteed equal (different JPEG decoder); the formats the
+        reference does not read have no reference value. Same pixels give the same hash
+        whatever the encoding; images smaller than 32x32 are upscaled; a fully transparent
+        image hashes like black; an animation is hashed by its first frame.
 
     Example:
         >>> import io
@@ -1086,19 +1314,27 @@ class ImageBatch:
     hashes: U64
     widths: I64
     heights: I64
-    formats: list[str | None]  # PNG | JPEG | GIF, from the data's signature
+    formats: list[str | None]  # Decoded.label: "PNG", "WEBP", "GIF (animated)", ...
     errors: list[str | None]  # None, or what is wrong with the row
 
 
 def image_format(data: bytes | bytearray | memoryview) -> str | None:
-    """PNG, JPEG or GIF by the leading signature bytes; None for anything else."""
-    head = bytes(data[:8])
+    """Which of :data:`FORMATS` the leading signature bytes say; None for anything else."""
+    head = bytes(data[:16])
     if head.startswith(_PNG_SIGNATURE):
         return "PNG"
     if head.startswith(b"\xff\xd8\xff"):
         return "JPEG"
     if head.startswith((b"GIF87a", b"GIF89a")):
         return "GIF"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "WEBP"
+    if head.startswith(b"BM"):
+        return "BMP"
+    if head.startswith((b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+")):  # TIFF, BigTIFF
+        return "TIFF"
+    if head.startswith(b"\x00\x00\x01\x00"):
+        return "ICO"
     return None
 
 
@@ -1128,12 +1364,13 @@ def phash_images(
             errors[i] = "null input: no image data"
             continue
         try:
-            img = decode(bytes(blob), max_pixels=max_pixels, name=f"row {i}")
+            found = decode_image(bytes(blob), max_pixels=max_pixels, name=f"row {i}")
+            img = found.image
             grids.append(resize32(img))
             widths[i], heights[i] = img.width, img.height
-            formats[i] = image_format(blob)
+            formats[i] = found.label
             ok.append(i)
-            del img
+            del img, found
         except PHashError as e:
             errors[i] = e.problem
         except Exception as e:  # one bad row must not fail the batch

@@ -2,23 +2,30 @@
 near-duplicate stages (``runs.near``), outputs and the report.
 
 Writes under the config's output: clusters/ (path, cluster_id, is_representative,
-distance), hashes/ (path, phash hex, width, height, format, url, pipeline), rejects/ (path,
-reason), pairs/ when asked, report.json and, last, _MANIFEST.json.
+distance), hashes/ (path, phash hex, width, height, format, animated, go_reference, url,
+pipeline), rejects/ (path, reason), pairs/ when asked, report.json, report.html (counts,
+stage times, distances, sampled clusters as thumbnails) and, last, _MANIFEST.json.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
 from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig
-from neardup_udfs.io import InputError, read_warc
+from neardup_udfs.io import InputError, open_uri, read_warc
+from neardup_udfs.kernels.phash import ANIMATED, GO_REFERENCE_FORMATS
 from neardup_udfs.presets import resolve
+from neardup_udfs.report_images import MEMBERS_SHOWN, image_report_page, thumbnail_uri
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     Cache,
@@ -33,6 +40,7 @@ from neardup_udfs.runtime import (
 )
 from neardup_udfs.schemas import (
     CLUSTER_ID,
+    CLUSTER_SIZE,
     DISTANCE,
     DOC_ID,
     FINGERPRINT,
@@ -40,13 +48,25 @@ from neardup_udfs.schemas import (
     LEADER,
     LOST_BYTES,
     REASON,
+    TEXT,
 )
 from neardup_udfs.session import JobCount, lineage_cuts
 from neardup_udfs.stages.fingerprint import to_hex
+from neardup_udfs.stages.samples import sample_clusters, shown_samples
+from neardup_udfs.stages.summaries import score_summary
 from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import image_hash_udf
+from neardup_udfs.warc import WarcOptions, read_file
 
-__all__ = ["PIPELINE", "Summary", "hash_images", "near_settings", "read_images", "run"]
+__all__ = [
+    "PIPELINE",
+    "Summary",
+    "hash_images",
+    "near_settings",
+    "read_images",
+    "run",
+    "shown_images",
+]
 
 log = logging.getLogger("neardup.images")
 
@@ -112,8 +132,12 @@ def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
 
 def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
     """``read_images``' rows without ``content``, plus ``fingerprint`` (the pHash as
-    bigint), ``width``, ``height``, ``format`` and ``reason`` (set = the row is a reject)."""
+    bigint), ``width``, ``height``, ``format`` (``PNG``, ``WEBP``, ...), ``animated`` (the
+    file has several frames: the first was hashed), ``go_reference`` (the reference decodes
+    the format: PNG, JPEG, GIF) and ``reason`` (set = the row is a reject)."""
     h = image_hash_udf(config.max_pixels)(F.col("content"))
+    label = F.col("__h.format")  # the kernel's label: "WEBP", "GIF (animated)", ...
+    fmt = F.regexp_replace(label, re.escape(ANIMATED) + "$", "")
     hashed = images.withColumn("__h", h).select(
         PATH,
         "url",
@@ -122,7 +146,9 @@ def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
         F.col("__h.phash").alias(FINGERPRINT),
         F.col("__h.width").alias("width"),
         F.col("__h.height").alias("height"),
-        F.col("__h.format").alias("format"),
+        fmt.alias("format"),
+        label.endswith(ANIMATED).alias("animated"),
+        fmt.isin(*GO_REFERENCE_FORMATS).alias("go_reference"),
         F.coalesce(F.col("read_error"), F.col("__h.error")).alias(REASON),
     )
     # an id read twice (a WARC record in two files): one copy goes on, the others are
@@ -228,6 +254,8 @@ def _run(
             "width",
             "height",
             "format",
+            "animated",
+            "go_reference",
             "url",
             F.lit(PIPELINE.id).alias("pipeline"),  # stored values carry their pipeline id
         )
@@ -239,6 +267,14 @@ def _run(
         }
         write_frames(store, config.output, frames, config.outputs, IMAGE_OUTPUTS)
 
+    with clock.stage("report"):  # the page's data: a Spark aggregate and a bounded sample
+        scores = score_summary(verified, DISTANCE, "verified pairs")
+        try:
+            shown = shown_images(clustered.clusters, good, config).toArrow()
+        except Exception as e:  # the outputs are written: a page without samples, not a failure
+            log.error("report.html shows no clusters (%s: %s)", type(e).__name__, e)
+            shown = None
+
     write_report(
         store,
         config.output,
@@ -247,12 +283,88 @@ def _run(
         seconds=summary.seconds,
         pipeline=(PIPELINE.id, PIPELINE.version),
         config=config,
+        pages=[image_report_page(shown)],
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
         hot_buckets=near.hot,
+        scores=scores,
         spark={**cuts, "jobs": jobs.count(spark)},
     )
     return summary
+
+
+def shown_images(clusters: DataFrame, images: DataFrame, config: ImagesConfig) -> DataFrame:
+    """The rows report.html shows: the text report's sampled clusters
+    (``stages.samples.sample_clusters``), of each its representative and its
+    ``MEMBERS_SHOWN`` farthest members (``shown_samples``), with a ``thumbnail`` each.
+
+    Args:
+        clusters: the cluster stage's rows (``doc_id`` = the image's path).
+        images: one row per hashed image: ``path`` and ``file`` (where its bytes are).
+
+    Notes:
+        At most 10 x (1 + MEMBERS_SHOWN) rows. Only their images are read again, on the
+        executors (a WARC file holding several is read once, up to the last of them), and
+        each becomes a data URI of a few kB; a thumbnail that cannot be made is null.
+    """
+    no_text = clusters.select(DOC_ID, F.lit("").alias(TEXT))  # images have none to show
+    samples = sample_clusters(clusters, no_text).drop(TEXT, "truncated")
+    picked = shown_samples(samples, MEMBERS_SHOWN)
+    located = images.select(F.col(PATH).alias(DOC_ID), "file").join(F.broadcast(picked), DOC_ID)
+    schema = StructType([*located.schema.fields, StructField("thumbnail", StringType())])
+    made = located.repartition("file").mapInPandas(_thumbnailer(config), schema)
+    return made.select(
+        CLUSTER_ID,
+        F.col(DOC_ID).alias(PATH),
+        IS_REPRESENTATIVE,
+        DISTANCE,
+        CLUSTER_SIZE,
+        "thumbnail",
+    )
+
+
+def _thumbnailer(
+    config: ImagesConfig,
+) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    warc, options = config.input_format == "warc", config.warc_options()
+    max_bytes, max_pixels = config.max_bytes, config.max_pixels
+
+    def thumbnails(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        frames = list(batches)  # a few rows: all of them, so each file is read once
+        if not frames:
+            return
+        rows = pd.concat(frames, ignore_index=True)
+        made: dict[str, str | None] = {}
+        for file, ids in rows.groupby("file")[DOC_ID]:
+            try:
+                for doc_id, data in _payloads(str(file), set(ids), warc, options, max_bytes):
+                    made[doc_id] = thumbnail_uri(data, max_pixels=max_pixels)
+            except Exception:  # noqa: BLE001 -- gone or unreadable since it was hashed
+                log.warning("no thumbnails from %s", file, exc_info=True)
+        rows["thumbnail"] = [made.get(d) for d in rows[DOC_ID]]
+        yield rows
+
+    return thumbnails
+
+
+def _payloads(
+    file: str, wanted: set[str], warc: bool, options: WarcOptions, max_bytes: int
+) -> Iterator[tuple[str, bytes]]:
+    """``(id, image bytes)`` of the ``wanted`` images of ``file``: the file itself, or the
+    wanted records of a WARC file (read up to the last of them)."""
+    fh, size = open_uri(file)
+    with fh:
+        if not warc:
+            if size <= max_bytes:
+                yield file, fh.read()
+            return
+        left = set(wanted)
+        for row in read_file(fh, file, size, options):
+            if row[DOC_ID] in left and row["content"] is not None:
+                left.discard(row[DOC_ID])
+                yield row[DOC_ID], row["content"]
+                if not left:
+                    return
 
 
 def near_settings(config: ImagesConfig) -> NearSettings:
