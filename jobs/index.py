@@ -102,8 +102,9 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
         index_store.check_compatible(
             previous, pipeline, config.k, config.index, config.hamming_blocks
         )
-    blocks = config.hamming_scheme().blocks if pipeline.kind == "simhash" else None
-    manifest = previous or index_store.new_manifest(config.preset_name, pipeline, config.k, blocks)
+    manifest = previous or index_store.new_manifest(
+        config.preset_name, pipeline, config.k, config.hamming_scheme()
+    )
     summary.pipeline = pipeline.id
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)

@@ -120,9 +120,12 @@ class DedupConfig(InputConfig):
     def preset_name(self) -> str:
         return self.preset or DEFAULT_PRESET[self.method]
 
-    def hamming_scheme(self) -> Scheme:
+    def hamming_scheme(self) -> Scheme | None:
         """SimHash: the candidate keys' scheme (``kernels.hamming_tables``): ``hamming_blocks``
-        blocks, else the default for ``k``; ``hamming_blocks = k + 1`` is ditto's index."""
+        blocks, else the default for ``k``; ``hamming_blocks = k + 1`` is ditto's index.
+        None for MinHash (no Hamming keys)."""
+        if self.method != "simhash":
+            return None
         blocks = self.hamming_blocks if self.hamming_blocks is not None else default_blocks(self.k)
         return Scheme(blocks, self.k)
 

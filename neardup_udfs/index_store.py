@@ -146,16 +146,16 @@ def scheme_of(manifest: IndexManifest) -> Scheme:
 
 
 def new_manifest(
-    preset: str, pipeline: Pipeline, k: int, blocks: int | None = None
+    preset: str, pipeline: Pipeline, k: int, scheme: Scheme | None = None
 ) -> IndexManifest:
-    """The manifest of an empty index for ``pipeline`` (and ``k`` and the key scheme's
-    ``blocks`` for SimHash)."""
+    """The manifest of an empty index for ``pipeline`` (and, for SimHash, ``k`` and the key
+    ``scheme``'s blocks: ditto's ``k + 1`` when None)."""
     return IndexManifest(
         preset=preset,
         pipeline_id=pipeline.id,
         pipeline_version=pipeline.version,
         kind=pipeline.kind,
-        shape=shape_of(pipeline, k, blocks),
+        shape=shape_of(pipeline, k, scheme.blocks if scheme is not None else None),
         params=dict(pipeline.params),
         normalization=pipeline.normalization.name,
     )

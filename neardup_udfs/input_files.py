@@ -24,7 +24,7 @@ _BOOKKEEPING_NAMES = ("_metadata", "_common_metadata")
 
 def hidden_name(name: str) -> bool:
     """Would Spark's file listing skip a file or directory of this name?"""
-    if name in _BOOKKEEPING_NAMES or name.startswith(_BOOKKEEPING_NAMES):
+    if name.startswith(_BOOKKEEPING_NAMES):
         return False
     return (
         (name.startswith("_") and "=" not in name)

@@ -359,7 +359,7 @@ def test_an_unknown_filesystem_is_an_error_naming_the_location() -> None:
 
 
 def test_an_index_records_its_key_scheme_and_old_ones_are_dittos() -> None:
-    made = new_manifest("ditto/2", DITTO, 3, blocks=6)
+    made = new_manifest("ditto/2", DITTO, 3, scheme=Scheme(6, 3))
     assert made.shape == {"k": 3, "blocks": 6}
     assert scheme_of(made) == Scheme(6, 3)
     before = replace(made, shape={"k": 3})  # an index made before the scheme was recorded
@@ -368,7 +368,7 @@ def test_an_index_records_its_key_scheme_and_old_ones_are_dittos() -> None:
 
 
 def test_a_run_uses_the_index_scheme_unless_it_asks_for_another() -> None:
-    index = new_manifest("ditto/2", DITTO, 3, blocks=6)
+    index = new_manifest("ditto/2", DITTO, 3, scheme=Scheme(6, 3))
     check_compatible(index, resolve("ditto/2"), 3, "x")  # not asked: the index's scheme
     check_compatible(index, resolve("ditto/2"), 3, "x", blocks=6)
     message = _mismatch_blocks(index, 4)

@@ -116,7 +116,7 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
                 "--update-index to start it with this run's documents"
             )
         empty = index_store.new_manifest(
-            config.preset_name, pipeline, config.k, _blocks(config, pipeline)
+            config.preset_name, pipeline, config.k, config.hamming_scheme()
         )
         return Against(empty, empty, None)
     previous = index_store.open_index(path, store)
@@ -325,18 +325,13 @@ def _write_outputs(
     write_frames(store, config.output, frames, wanted, OUTPUTS)
 
 
-def _blocks(config: DedupConfig, pipeline: Pipeline) -> int | None:
-    """The key scheme's blocks a new index records (SimHash), else None."""
-    return config.hamming_scheme().blocks if pipeline.kind == "simhash" else None
-
-
 def near_settings(
     config: DedupConfig, pipeline: Pipeline, against: Against | None = None
 ) -> NearSettings:
     """The shared stages' settings of a dedup config (the chaining floor defaults to the
     run's own threshold: ``k`` for SimHash, ``jaccard_threshold`` for MinHash; a SimHash run
     against an existing index keys its candidates with the index's scheme)."""
-    scheme = config.hamming_scheme() if pipeline.kind == "simhash" else None
+    scheme = config.hamming_scheme()
     if against is not None and against.previous is not None and scheme is not None:
         scheme = index_store.scheme_of(against.previous)  # an index keeps its scheme
     floor = config.chaining_floor
