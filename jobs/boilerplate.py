@@ -39,7 +39,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, TEXT
-from neardup_udfs.session import lineage_cuts
+from neardup_udfs.session import lineage_cuts, run_settings
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     cover_regions,
@@ -81,7 +81,7 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
     """
     cache = Cache()
     try:
-        with lineage_cuts(spark, config.checkpoint_dir):
+        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir):
             return _run(spark, config, cache)
     finally:
         cache.release()

@@ -39,7 +39,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import DOC_ID, EXACT_KEY, REASON, TEXT
-from neardup_udfs.session import lineage_cuts
+from neardup_udfs.session import lineage_cuts, run_settings
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
 from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
@@ -75,7 +75,7 @@ def run(spark: SparkSession, config: IndexConfig) -> Summary:
     """
     cache = Cache()
     try:
-        with lineage_cuts(spark, config.checkpoint_dir):
+        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir):
             return _run(spark, config, cache)
     except IndexStoreError as e:
         raise InputError(str(e)) from None

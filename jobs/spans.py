@@ -35,7 +35,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
-from neardup_udfs.session import lineage_cuts
+from neardup_udfs.session import lineage_cuts, run_settings
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     aligned_spans,
@@ -80,7 +80,7 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
     """
     cache = Cache()
     try:
-        with lineage_cuts(spark, config.checkpoint_dir):
+        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir):
             return _run(spark, config, cache)
     finally:
         cache.release()

@@ -45,19 +45,23 @@ class Unread:
 
     hidden: tuple[Listed, ...]  # user files under a hidden name: never read
     empty: tuple[Listed, ...]  # read, but 0 bytes long
+    read_bytes: int = 0  # the bytes of the files Spark reads
 
 
 def unread_files(store: HadoopStorage, path: str) -> Unread:
     """The user files under ``path`` (a file, a directory read recursively, or a glob) that
-    Spark skips for their names, and the readable ones of 0 bytes; both sorted by URI."""
-    hidden, empty = [], []
+    Spark skips for their names, and the readable ones of 0 bytes; both sorted by URI; and
+    the bytes Spark reads."""
+    hidden, empty, read = [], [], 0
     for f in store.files(path):
         parts = f.under.split("/") if f.under else [f.uri.rsplit("/", 1)[-1]]
         if any(_bookkeeping(p) for p in parts):
             continue
         if any(hidden_name(p) for p in parts):
             hidden.append(f)
-        elif f.length == 0:
+            continue
+        if f.length == 0:
             empty.append(f)
+        read += f.length
     key = lambda f: f.uri  # noqa: E731
-    return Unread(tuple(sorted(hidden, key=key)), tuple(sorted(empty, key=key)))
+    return Unread(tuple(sorted(hidden, key=key)), tuple(sorted(empty, key=key)), read)

@@ -30,8 +30,8 @@ from neardup_udfs.io import (
     read_input,
     with_empty_files,
 )
-from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL
-from neardup_udfs.session import fit_shuffle_partitions
+from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL, TEXT
+from neardup_udfs.session import fit_adaptive, fit_shuffle_partitions
 from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.storage import HadoopStorage, Storage, file_in_the_way, join
 
@@ -138,8 +138,9 @@ def read_checked(
 ) -> Checked:
     """``path`` (default ``config.input``) read as ``config`` says, split into accepted rows
     and rejects (``split_rejects``), read and ranked once (``Cache.split``). Fits the
-    session's shuffle partitions to the input unless they were chosen
-    (``session.fit_shuffle_partitions``).
+    session's shuffle partitions to the input and, for a small input, turns adaptive
+    execution off, unless they were chosen (``session.fit_shuffle_partitions``,
+    ``session.fit_adaptive``; call it inside ``session.run_settings``).
 
     Every record is accounted for: besides the rows Spark reads, each user file it passes
     over for its name (``input_files``) is a reject of its own (report.json ``input``:
@@ -151,7 +152,7 @@ def read_checked(
     naming the key."""
     path = path or config.input
     allow_empty = config.allow_empty_input
-    unread = Unread((), ())
+    unread = Unread((), (), 0)
     if config.input_format != "parquet":  # Spark passes over some files: account for them
         unread = unread_files(HadoopStorage(spark), path)
     raw, text_col = read_input(
@@ -170,11 +171,13 @@ def read_checked(
             raise InputError(
                 f"{key} {column!r} is not a column of the input (columns: {', '.join(raw.columns)})"
             )
-    partitions = fit_shuffle_partitions(spark, raw)
+    listed = unread.read_bytes if config.input_format != "parquet" else None
+    partitions = fit_shuffle_partitions(spark, raw, listed)
     split = split_rejects(raw, text_col, config.max_text_bytes)
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
-    counts = reason_counts(split.tagged)
+    counts, text_bytes = _counted(split.tagged)
     n_good = counts.pop(None, 0)
+    partitions.update(fit_adaptive(spark, text_bytes))
     rejects = split.rejects
     if counts.get(MALFORMED_JSON):  # named by file and line, not by a null id
         located = malformed_lines(split.tagged)
@@ -190,6 +193,16 @@ def read_checked(
     if unread.hidden:
         stats["skipped_files"] = len(unread.hidden)
     return Checked(split.good, n_good, rejects, n_rejected, text_col, stats, partitions)
+
+
+def _counted(tagged: DataFrame) -> tuple[dict[str | None, int], int]:
+    """``reason_counts(tagged)`` and the text bytes of the accepted rows, in one Spark job."""
+    got = tagged.groupBy(REASON).agg(
+        F.count(F.lit(1)).alias("count"), F.sum(F.octet_length(TEXT)).alias("bytes")
+    )
+    rows = got.collect()
+    counts = {r[REASON]: int(r["count"]) for r in rows}
+    return counts, sum(int(r["bytes"] or 0) for r in rows if r[REASON] is None)
 
 
 def reason_counts(tagged: DataFrame) -> dict[str | None, int]:

@@ -12,7 +12,15 @@ import pytest
 from neardup_udfs import session
 from neardup_udfs.config import load_config
 from neardup_udfs.runs import dedup as dedup_run
-from neardup_udfs.session import SHUFFLE_PARTITIONS, JobCount, fit_shuffle_partitions
+from neardup_udfs.session import (
+    ADAPTIVE,
+    SHUFFLE_PARTITIONS,
+    SMALL_INPUT_BYTES,
+    JobCount,
+    fit_adaptive,
+    fit_shuffle_partitions,
+    run_settings,
+)
 from tests.spark_settings import spark_conf
 
 pytestmark = pytest.mark.spark
@@ -46,6 +54,37 @@ def test_an_unchosen_count_follows_the_input_size(spark, tmp_path: Path, monkeyp
         # a source of unknown size (an RDD's rows) gets the floor
         rows = spark.createDataFrame(spark.sparkContext.parallelize([(1,)] * 10), "x int")
         assert fit_shuffle_partitions(spark, rows)["shuffle_partitions"] == floor
+
+
+def test_a_given_size_beats_the_plan_estimate(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The listed bytes of the input files decide, not the plan's estimate after projection
+    (which put an 8.1 MB JSON file at 266 KB)."""
+    monkeypatch.setattr(session, "_chosen_by_user", lambda spark, key=SHUFFLE_PARTITIONS: False)
+    floor = 2 * spark.sparkContext.defaultParallelism
+    with spark_conf(spark, **{SHUFFLE_PARTITIONS: "200"}):
+        got = fit_shuffle_partitions(spark, spark.range(10), 7 * session.BYTES_PER_PARTITION)
+        assert got["shuffle_partitions"] == max(7, floor)
+        monkeypatch.setattr(session, "BYTES_PER_PARTITION", 10)
+        got = fit_shuffle_partitions(spark, spark.range(10), 1000)
+        assert got == {"shuffle_partitions": 100, "shuffle_partitions_from": "input size"}
+
+
+def test_adaptive_execution_off_for_a_small_input_unless_chosen(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the test session's builder turns it off: that choice stands, whatever the size
+    assert fit_adaptive(spark, 10) == {"adaptive": False, "adaptive_from": "config"}
+    with spark_conf(spark, **{ADAPTIVE: "true"}):  # a choice at runtime stands too
+        assert fit_adaptive(spark, 10) == {"adaptive": True, "adaptive_from": "config"}
+        monkeypatch.setattr(session, "_chosen_by_user", lambda spark, key=ADAPTIVE: False)
+        big = fit_adaptive(spark, SMALL_INPUT_BYTES + 1)
+        assert big == {"adaptive": True, "adaptive_from": "input size"}
+        assert spark.conf.get(ADAPTIVE) == "true"
+        with run_settings(spark):
+            small = fit_adaptive(spark, SMALL_INPUT_BYTES)
+            assert small == {"adaptive": False, "adaptive_from": "input size"}
+            assert spark.conf.get(ADAPTIVE) == "false"
+            spark.conf.set(SHUFFLE_PARTITIONS, "13")
+        # the run's settings end with it: a later run fits its own input again
+        assert spark.conf.get(ADAPTIVE) == "true" and spark.conf.get(SHUFFLE_PARTITIONS) == "2"
 
 
 def test_jobs_are_counted_in_a_group_of_their_own(spark) -> None:  # type: ignore[no-untyped-def]

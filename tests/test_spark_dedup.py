@@ -325,6 +325,7 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
     assert (out / "_MANIFEST.json").exists()
     assert report["spark"]["shuffle_partitions_from"] == "config"  # the test session's 2
     assert report["spark"]["shuffle_partitions"] == 2 and report["spark"]["jobs"] >= 15
+    assert report["spark"]["adaptive_from"] == "config"  # the test session turns it off
     bands = report["bands"]
     # every pair counts once, in the first band that produced it: most come from band 0
     assert [b["band"] for b in bands] == sorted({b["band"] for b in bands})

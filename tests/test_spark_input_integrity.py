@@ -12,7 +12,8 @@ import pytest
 from warc_corpus import Crawl, write_documents
 
 from neardup_udfs.config import load_config
-from neardup_udfs.input_files import HIDDEN_REASON, hidden_name
+from neardup_udfs.input_files import HIDDEN_REASON, hidden_name, unread_files
+from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.io import MALFORMED_JSON, NOT_A_STRING, EmptyInput, InputError
 from neardup_udfs.runs.dedup import Summary, run
 
@@ -68,6 +69,8 @@ def test_text_files_spark_skips_are_rejects_and_empty_files_documents(
         f"file:{src / n}" for n in ("_part1.txt", ".hidden.txt", "_drafts/d.txt")
     )
     assert {r["reason"] for r in _rows(spark, out, "rejects")} == {HIDDEN_REASON}
+    read = sum(len(t.encode()) for n, t in texts.items() if not n.startswith(("_", ".")))
+    assert unread_files(HadoopStorage(spark), str(src)).read_bytes == read  # what Spark reads
     kept = {r["doc_id"] for r in _rows(spark, out, "docs")}
     assert {f"file:{src / n}" for n in ("empty.txt", "sub/also-empty.txt")} <= kept
     assert s.input == 8 and s.rejected == 3 and s.kept + s.removed == 5

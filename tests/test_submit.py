@@ -58,6 +58,9 @@ def test_dedup_submit_is_make_run(dedup_out: tuple[Path, str]) -> None:
     counts = manifest["counts"]
     assert counts["kept"] + counts["removed"] + counts["rejected"] == n
     assert counts["clusters"] >= 3 and counts["removed"] >= 3  # the samples' families
+    # nobody chose adaptive execution: a small input runs without it
+    assert manifest["spark"]["adaptive"] is False
+    assert manifest["spark"]["adaptive_from"] == "input size"
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
 
 

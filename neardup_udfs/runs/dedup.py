@@ -45,7 +45,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import JobCount, cut, lineage_cuts
+from neardup_udfs.session import JobCount, cut, lineage_cuts, run_settings
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
@@ -85,7 +85,7 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
     cache, jobs = Cache(), JobCount()
     jobs.start(spark, f"neardup dedup {config.input}")
     try:
-        with lineage_cuts(spark, config.checkpoint_dir) as cuts:
+        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir) as cuts:
             return _run(spark, config, cache, jobs, cuts)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
