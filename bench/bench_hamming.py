@@ -11,7 +11,10 @@ corpus (the first ``--docs`` documents of ``bench_dedup.scaled_corpus``, seed as
   (``--hot-bucket-size`` above any bucket);
 - ``simhash-ditto``: the same with ``--hamming-blocks 4`` (ditto's k + 1 blocks);
 - ``simhash``: SimHash with every default (hot buckets at 1,000);
-- ``minhash``: MinHash with every default.
+- ``minhash``: MinHash with every default;
+- ``io-floor``: ``bench/io_floor.py``, which reads the same JSON lines and writes them as
+  Parquet (the I/O floor of issue 20's throughput target: the job's throughput is this
+  run's seconds over the job's).
 
 Prints a table (wall seconds, candidate and verified pairs, candidates per verified pair)
 and whether the two no-hot-bucket SimHash runs verified exactly the same pairs; one JSON
@@ -43,6 +46,7 @@ SYSTEMS: dict[str, list[str]] = {
     + ["--hamming-blocks", "4"],
     "simhash": ["--method", "simhash", "-k", "3"],
     "minhash": ["--method", "minhash"],
+    "io-floor": [],
 }
 
 
@@ -84,11 +88,15 @@ def main(argv: list[str] | None = None) -> int:
         flags = SYSTEMS[system]
         out = WORK / system
         cmd = [bench_dense.spark_submit(), "--master", "local[2]", "--driver-memory", "2g"]
-        cmd += [str(ROOT / "jobs/dedup.py"), "--config", str(ROOT / "conf/dedup.toml")]
-        cmd += ["--input", str(path), "--input-format", "jsonl", "--id-col", "doc_id"]
-        cmd += ["--output", str(out), "--outputs", "docs,clusters,pairs,rejects", *flags]
+        if system == "io-floor":
+            cmd += [str(ROOT / "bench/io_floor.py"), str(path), str(out)]
+        else:
+            cmd += [str(ROOT / "jobs/dedup.py"), "--config", str(ROOT / "conf/dedup.toml")]
+            cmd += ["--input", str(path), "--input-format", "jsonl", "--id-col", "doc_id"]
+            cmd += ["--output", str(out), "--outputs", "docs,clusters,pairs,rejects", *flags]
         run = bench_dense.timed_process(system, cmd, 0, args, args.timeout)
-        report = json.loads((out / "report.json").read_text()) if run.rc == 0 else {}
+        done = run.rc == 0 and system != "io-floor"
+        report = json.loads((out / "report.json").read_text()) if done else {}
         counts = report.get("counts", {})
         figures[system] = {
             "seconds": round(run.seconds, 1),
@@ -112,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{f['verified'] or 0:>12,}{ratio:>10.2f}"
         )
     print(f"same verified pairs (multi-table vs ditto blocks, no hot bucket): {same}")
+    if "io-floor" in figures and figures["io-floor"]["rc"] == 0:
+        floor = figures["io-floor"]["seconds"]
+        share = {s: round(floor / f["seconds"], 3) for s, f in figures.items()
+                 if isinstance(f, dict) and s != "io-floor" and f.get("rc") == 0}  # fmt: skip
+        figures["throughput_vs_io_floor"] = share
+        print(f"throughput as a share of the I/O floor's (target >= 0.333): {share}")
     print(json.dumps(figures))
     return 0
 
