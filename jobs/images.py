@@ -35,6 +35,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--input-format", dest="input_format", choices=("files", "warc"))
     p.add_argument("-k", type=int, help="max Hamming distance (default 10)")
+    p.add_argument(
+        "--hamming-blocks",
+        dest="hamming_blocks",
+        type=int,
+        help="candidate keys: guaranteed multi-table keys on this many blocks (k+1: ditto's)",
+    )
+    p.add_argument(
+        "--hamming-key-bits",
+        dest="hamming_key_bits",
+        type=int,
+        help="candidate keys: 20 tables of this many sampled bits (default at k=10: 12)",
+    )
     p.add_argument("--max-pixels", dest="max_pixels", type=int)
     p.add_argument("--max-bytes", dest="max_bytes", type=int)
     p.add_argument("--batch-images", dest="batch_images", type=int)

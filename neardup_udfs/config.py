@@ -12,7 +12,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from neardup_udfs.io import INPUT_FORMATS
 from neardup_udfs.kernels import lsh
-from neardup_udfs.kernels.hamming_tables import Scheme, default_blocks
+from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme, default_blocks, image_scheme
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
 from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
@@ -493,6 +493,8 @@ class ImagesConfig:
     output: str = ""
     input_format: str = "files"  # files (every file under input) | warc (image/* records)
     k: int = 10  # max Hamming distance between pHashes (fingerprint's "visually similar")
+    hamming_blocks: int | None = None  # candidate keys: guaranteed blocks (None: from k)
+    hamming_key_bits: int | None = None  # candidate keys: sampled bits per table (None: from k)
     max_pixels: int = DEFAULT_MAX_PIXELS  # larger images are rejected before decoding
     max_bytes: int = 64_000_000  # larger files / payloads are rejected without being read
     batch_images: int = 8  # images per Arrow batch given to a Python worker
@@ -504,6 +506,12 @@ class ImagesConfig:
     warc_content_types: tuple[str, ...] = IMAGE_CONTENT_TYPES
     outputs: tuple[str, ...] = ("clusters", "hashes", "rejects")
     checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
+
+    def hamming_scheme(self) -> Scheme | SampledScheme:
+        """The candidate keys' scheme (``kernels.hamming_tables.image_scheme``): at the
+        default k = 10, 20 tables of 12 sampled bits (bounded, recall measured); guaranteed
+        blocks where they are long enough or ``hamming_blocks`` asks for them."""
+        return image_scheme(self.k, self.hamming_blocks, self.hamming_key_bits)
 
     def warc_options(self) -> WarcOptions:
         """How WARC records become images under this config."""
@@ -532,6 +540,10 @@ def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfi
     _check_positive(c, ["max_pixels", "max_bytes", "batch_images", "hot_bucket_size", "max_rounds"])
     if not 0 <= c.k <= 63:
         raise _fail("k", f"the Hamming distance must be in [0, 63], got {c.k}")
+    try:
+        c.hamming_scheme()
+    except ValueError as e:
+        raise _fail("hamming_key_bits" if c.hamming_key_bits else "hamming_blocks", str(e)) from None
     if not c.warc_content_types:
         raise _fail("warc_content_types", "name at least one media type")
     _check_outputs(c.outputs, IMAGE_OUTPUTS)

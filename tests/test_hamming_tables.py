@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_udfs.kernels.hamming_index import block_keys
-from neardup_udfs.kernels.hamming_tables import MAX_TABLES, Scheme, default_blocks
+from neardup_udfs.kernels.hamming_tables import (
+    MAX_TABLES,
+    SAMPLED_KEY_BITS,
+    SampledScheme,
+    Scheme,
+    default_blocks,
+    image_scheme,
+)
 
 RNG = np.random.default_rng(20261202)
 
@@ -53,6 +60,7 @@ def test_default_scheme_for_k_3_is_20_tables_of_31_to_33_bits() -> None:
         "tables": 20,
         "key_bits": [31, 33],
         "scheme": "multi-table",
+        "guaranteed": True,
     }
     for k in range(64):
         assert Scheme(default_blocks(k), k).tables <= max(MAX_TABLES, k + 1)
@@ -102,3 +110,99 @@ def test_candidates_of_both_schemes_hold_the_same_near_pairs() -> None:
 def test_a_scheme_that_cannot_work_is_refused(blocks: int, k: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Scheme(blocks, k)
+
+
+def test_sampled_positions_are_fixed_distinct_and_packed_as_runs() -> None:
+    scheme = SampledScheme(MAX_TABLES, 16, 10)
+    # fixed for ever: an image run's keys never change with a library's random stream
+    assert scheme.positions[0] == [1, 7, 14, 21, 26, 30, 31, 32, 33, 34, 37, 40, 42, 43, 46, 51]
+    assert SampledScheme(MAX_TABLES, 12, 10).positions[0] == [
+        1, 7, 26, 30, 31, 33, 34, 37, 40, 42, 43, 46
+    ]  # fmt: skip
+    assert len({tuple(p) for p in scheme.positions}) == MAX_TABLES
+    for positions, table in zip(scheme.positions, scheme.parts, strict=True):
+        assert len(set(positions)) == 16 and all(0 <= p < 64 for p in positions)
+        assert sum(w for _, w, _ in table) == 16  # runs of adjacent bits, packed low first
+        assert [o for _, _, o in table] == list(
+            itertools.accumulate([0] + [w for _, w, _ in table[:-1]])
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(fp=st.integers(0, 2**64 - 1), bits=st.sets(st.integers(0, 63), max_size=12))
+def test_a_sampled_table_matches_exactly_when_its_bits_agree(fp: int, bits: set[int]) -> None:
+    scheme = SampledScheme(MAX_TABLES, 16, 10)
+    keys = scheme.keys(np.array([fp, _flip(fp, sorted(bits))], dtype=np.uint64))
+    for t, positions in enumerate(scheme.positions):
+        assert bool(keys[0, t] == keys[1, t]) == (not bits & set(positions)), t
+        assert int(keys[0, t]) < 2**16
+
+
+def test_image_scheme_is_bounded_and_guaranteed_where_it_can_be() -> None:
+    for k in range(64):
+        scheme = image_scheme(k)
+        assert scheme.tables <= MAX_TABLES, k
+        if isinstance(scheme, Scheme):  # guaranteed only with keys as long as sampled ones
+            assert scheme.key_bits[0] >= min(SAMPLED_KEY_BITS, 64 - k)
+    assert isinstance(image_scheme(3), Scheme) and image_scheme(3).blocks == 6
+    sampled = image_scheme(10)  # pHash's k: 11 blocks of 5-6 bits would be the guarantee
+    assert isinstance(sampled, SampledScheme)
+    assert (sampled.tables, sampled.key_bits) == (MAX_TABLES, SAMPLED_KEY_BITS)
+    assert sampled.describe() == {
+        "tables": 20,
+        "key_bits": [12, 12],
+        "scheme": "sampled bits",
+        "guaranteed": False,
+        "model_recall_at_k": 0.8899,
+    }
+    assert image_scheme(10, blocks=11) == Scheme(11, 10)  # the guarantee, when asked
+    assert image_scheme(10, key_bits=12) == SampledScheme(MAX_TABLES, 12, 10)
+    # the model: certain at distance 0, falling with distance
+    assert sampled.model_recall(0) == 1.0
+    assert sampled.model_recall(4) > sampled.model_recall(10) > sampled.model_recall(20)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"blocks": 11, "key_bits": 16}, "exclude each other"),
+        ({"key_bits": 55}, r"\[1, 54\]"),
+        ({"key_bits": 0}, r"\[1, 54\]"),
+        ({"blocks": 5}, r"\[11, 64\]"),
+    ],
+)
+def test_an_image_scheme_that_cannot_work_is_refused(kwargs: dict[str, int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        image_scheme(10, **kwargs)
+
+
+def test_sampled_keys_find_most_near_pairs_among_few_candidates() -> None:
+    """Random 64-bit fingerprints with planted neighbours at 1..10 bits: the sampled
+    scheme finds the planted pairs near the model's rate, and far fewer chance candidates
+    than the guaranteed 11 blocks of 5-6 bits."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 2**63, size=3000, dtype=np.uint64) * np.uint64(2)
+    dist = rng.integers(1, 11, size=len(base))
+    near = np.array(
+        [_flip(int(fp), list(rng.choice(64, size=int(d), replace=False)))
+         for fp, d in zip(base, dist, strict=True)], dtype=np.uint64,
+    )  # fmt: skip
+    fps = np.concatenate([base, near])
+
+    def collide(scheme: SampledScheme | Scheme) -> tuple[np.ndarray, int]:
+        keys = scheme.keys(fps)
+        n = len(base)
+        hit = (keys[:n] == keys[n:]).any(axis=1)
+        chance = sum(
+            int(c * (c - 1) // 2)
+            for t in range(scheme.tables)
+            for c in np.unique(keys[:, t], return_counts=True)[1]
+        )
+        return hit, chance
+
+    sampled, sampled_chance = collide(image_scheme(10))
+    blocks, blocks_chance = collide(Scheme(11, 10))
+    assert blocks.all()  # the guarantee
+    model = np.mean([image_scheme(10).model_recall(int(d)) for d in dist])
+    assert abs(sampled.mean() - model) < 0.03, (sampled.mean(), model)
+    assert sampled_chance * 20 < blocks_chance

@@ -712,10 +712,12 @@ def test_multi_table_keys_find_what_dittos_blocks_find(
         "tables": 20,
         "key_bits": [31, 33],
         "scheme": "multi-table",
+        "guaranteed": True,
     }
     assert ditto_report == {
         "blocks": 4,
         "tables": 4,
         "key_bits": [16, 16],
         "scheme": "ditto k+1 blocks",
+        "guaranteed": True,
     }

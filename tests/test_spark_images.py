@@ -373,6 +373,30 @@ def test_web_format_rejects_name_the_problem(spark, web_run) -> None:  # type: i
         assert problem in reasons[name], (name, reasons[name])
 
 
+def test_bounded_keys_by_default_and_the_guarantee_on_request(spark, photos, photos_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """k = 10: 20 tables of 12 sampled bits (report.json says so, with the model's recall);
+    hamming_blocks = 11 gives ditto's guaranteed keys, which find every pair within k: here
+    the same verified pairs as the sampled keys, from more candidates."""
+    s, out = photos_run
+    report = json.loads((out / "report.json").read_text())
+    assert report["hamming"] == {
+        "tables": 20,
+        "key_bits": [12, 12],
+        "scheme": "sampled bits",
+        "guaranteed": False,
+        "model_recall_at_k": 0.8899,
+    }
+    guaranteed = _run(spark, photos[0], tmp_path / "blocks", hamming_blocks=11)
+    blocks = json.loads((tmp_path / "blocks" / "report.json").read_text())["hamming"]
+    assert blocks["scheme"] == "ditto k+1 blocks" and blocks["guaranteed"] is True
+
+    def pairs(where: Path) -> set[tuple[str, str, int]]:
+        return {(r.a, r.b, r.distance) for r in spark.read.parquet(str(where / "pairs")).collect()}
+
+    assert pairs(out) == pairs(tmp_path / "blocks") and pairs(out)
+    assert s.candidates < guaranteed.candidates
+
+
 def test_smaller_k_splits_the_crops_off(spark, photos, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root, families = photos
     s = _run(spark, root, tmp_path / "out", k=0, representative="min_id")

@@ -10,6 +10,14 @@ so they agree on all the blocks of at least one table: no pair within ``k`` is m
 ditto's block values. More blocks make longer keys (fewer chance collisions: short
 documents' SimHashes crowd into few 16-bit buckets) at the cost of more tables. The scheme
 changes no fingerprint, so it is not part of any pipeline id.
+
+At a large ``k`` (pHash's 10) no scheme within about 20 tables has keys long enough: 11
+blocks of 5-6 bits make candidates grow as n^2/64 per table. :class:`SampledScheme` is the
+bounded alternative: ``tables`` tables, each keyed on ``key_bits`` bit positions drawn once
+(a fixed seed): fewer, longer keys, with no guarantee. A pair at distance d shares a
+table's key with probability C(64 - d, b) / C(64, b) when the positions are uniform, so its
+recall is measured, not promised (:meth:`SampledScheme.model_recall`, and the bench against
+exhaustive comparison).
 """
 
 from __future__ import annotations
@@ -22,11 +30,21 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MAX_TABLES", "MIN_KEY_BITS", "Scheme", "default_blocks"]
+__all__ = [
+    "MAX_TABLES",
+    "MIN_KEY_BITS",
+    "SAMPLED_KEY_BITS",
+    "SampledScheme",
+    "Scheme",
+    "default_blocks",
+    "image_scheme",
+]
 
 MAX_TABLES = 20  # the default scheme keys a document at most this many times
 MIN_KEY_BITS = 30  # ... and, within that, aims at keys of at least this many bits
 LIMIT_TABLES = 1000  # a scheme a user asks for: more tables than this is refused
+SAMPLED_KEY_BITS = 12  # a sampled scheme's default key length (see image_scheme)
+SAMPLE_SEED = 0x6E656172647570  # the positions of every sampled scheme ("neardup")
 
 
 def default_blocks(k: int) -> int:
@@ -117,15 +135,141 @@ class Scheme:
             "tables": self.tables,
             "key_bits": [lo, hi],
             "scheme": "ditto k+1 blocks" if self.is_ditto else "multi-table",
+            "guaranteed": True,
         }
 
     def keys(self, fps: npt.ArrayLike) -> npt.NDArray[np.uint64]:
         """The table keys of every fingerprint: shape ``(len(fps), tables)``; two
         fingerprints within ``k`` bits share the key of at least one table."""
-        fps = np.asarray(fps, dtype=np.uint64)
-        out = np.zeros((len(fps), self.tables), dtype=np.uint64)
-        for t, table in enumerate(self.parts):
-            for shift, width, offset in table:
-                mask = np.uint64((1 << width) - 1)
-                out[:, t] |= ((fps >> np.uint64(shift)) & mask) << np.uint64(offset)
+        return _keys(self.parts, fps)
+
+
+def _runs(positions: list[int]) -> list[tuple[int, int]]:
+    """Sorted bit positions as maximal runs of adjacent bits: ``(first, width)``."""
+    runs: list[tuple[int, int]] = []
+    for p in sorted(positions):
+        if runs and runs[-1][0] + runs[-1][1] == p:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((p, 1))
+    return runs
+
+
+def _splitmix64(state: int) -> tuple[int, int]:
+    """One step of SplitMix64: (next state, output); plain integers, so the positions it
+    draws never depend on a library's random stream."""
+    state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return state, z ^ (z >> 31)
+
+
+@dataclass(frozen=True)
+class SampledScheme:
+    """``tables`` tables, each keyed on ``key_bits`` bit positions of the fingerprint: table
+    ``t`` takes the first ``key_bits`` positions of a Fisher-Yates shuffle of 0..63 drawn
+    with SplitMix64 from :data:`SAMPLE_SEED` + ``t`` (fixed for ever: an index or a rerun
+    keys the same bits). No pair is guaranteed: a pair collides in a table exactly when
+    it agrees on that table's bits."""
+
+    tables: int
+    key_bits: int
+    k: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.k <= 63:
+            raise ValueError(f"k must be in [0, 63], got {self.k}")
+        if not 1 <= self.tables <= LIMIT_TABLES:
+            raise ValueError(f"hamming_tables must be in [1, {LIMIT_TABLES}], got {self.tables}")
+        if not 1 <= self.key_bits <= 64 - self.k:
+            raise ValueError(
+                f"hamming_key_bits must be in [1, 64 - k] = [1, {64 - self.k}] (longer keys "
+                f"never match a pair at distance k), got {self.key_bits}"
+            )
+
+    @cached_property
+    def positions(self) -> list[list[int]]:
+        """Each table's bit positions (0 = least significant), sorted."""
+        out = []
+        for t in range(self.tables):
+            state, order = (SAMPLE_SEED + t) & 0xFFFFFFFFFFFFFFFF, list(range(64))
+            for i in range(63, 0, -1):
+                state, r = _splitmix64(state)
+                j = r % (i + 1)
+                order[i], order[j] = order[j], order[i]
+            out.append(sorted(order[: self.key_bits]))
         return out
+
+    @cached_property
+    def parts(self) -> list[list[tuple[int, int, int]]]:
+        """As :attr:`Scheme.parts`: per table, ``(shift, width, offset)`` of each run of
+        adjacent chosen bits, packed low first."""
+        out = []
+        for positions in self.positions:
+            offset, table = 0, []
+            for first, width in _runs(positions):
+                table.append((first, width, offset))
+                offset += width
+            out.append(table)
+        return out
+
+    @property
+    def is_ditto(self) -> bool:
+        return False
+
+    def model_recall(self, d: int) -> float:
+        """The chance that a pair at distance ``d`` shares at least one table's key, were
+        the differing bits uniform over the 64 (pHash's are not: the bench measures)."""
+        one = math.comb(64 - d, self.key_bits) / math.comb(64, self.key_bits)
+        return 1.0 - (1.0 - one) ** self.tables
+
+    def describe(self) -> dict[str, object]:
+        """What a report says of the scheme."""
+        return {
+            "tables": self.tables,
+            "key_bits": [self.key_bits, self.key_bits],
+            "scheme": "sampled bits",
+            "guaranteed": False,
+            "model_recall_at_k": round(self.model_recall(self.k), 4),
+        }
+
+    def keys(self, fps: npt.ArrayLike) -> npt.NDArray[np.uint64]:
+        """The table keys of every fingerprint: shape ``(len(fps), tables)``."""
+        return _keys(self.parts, fps)
+
+
+def image_scheme(
+    k: int, blocks: int | None = None, key_bits: int | None = None
+) -> Scheme | SampledScheme:
+    """The candidate keys of an image run at distance ``k``: ``blocks`` blocks (a
+    guaranteed :class:`Scheme`) or :data:`MAX_TABLES` tables of ``key_bits`` sampled bits
+    when one is given (not both); else the guaranteed default (:func:`default_blocks`)
+    when its every key is at least as long as a sampled one (:data:`SAMPLED_KEY_BITS`)
+    within :data:`MAX_TABLES` tables, otherwise :data:`MAX_TABLES` tables of
+    :data:`SAMPLED_KEY_BITS` sampled bits (at most ``64 - k``).
+
+    Example:
+        >>> image_scheme(3).describe()["scheme"], image_scheme(10).describe()["scheme"]
+        ('multi-table', 'sampled bits')
+    """
+    if blocks is not None and key_bits is not None:
+        raise ValueError("hamming_blocks and hamming_key_bits exclude each other: set one")
+    if blocks is not None:
+        return Scheme(blocks, k)
+    if key_bits is None:
+        key_bits = min(SAMPLED_KEY_BITS, 64 - k)
+        guaranteed = Scheme(default_blocks(k), k)
+        if guaranteed.key_bits[0] >= key_bits and guaranteed.tables <= MAX_TABLES:
+            return guaranteed
+    return SampledScheme(MAX_TABLES, key_bits, k)
+
+
+def _keys(parts: list[list[tuple[int, int, int]]], fps: npt.ArrayLike) -> npt.NDArray[np.uint64]:
+    fps = np.asarray(fps, dtype=np.uint64)
+    out = np.zeros((len(fps), len(parts)), dtype=np.uint64)
+    for t, table in enumerate(parts):
+        for shift, width, offset in table:
+            mask = np.uint64((1 << width) - 1)
+            out[:, t] |= ((fps >> np.uint64(shift)) & mask) << np.uint64(offset)
+    return out

@@ -287,6 +287,7 @@ def _run(
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
         hot_buckets=near.hot,
+        hamming=config.hamming_scheme().describe(),
         scores=scores,
         spark={**cuts, "jobs": jobs.count(spark)},
     )
@@ -380,4 +381,5 @@ def near_settings(config: ImagesConfig) -> NearSettings:
         max_driver_edges=config.max_driver_edges,
         rule="longest",  # largest __length, then the smallest id
         floor=config.k,
+        scheme=config.hamming_scheme(),
     )

@@ -13,7 +13,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from neardup_udfs.kernels.hamming_tables import Scheme
+from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache, StageClock
 from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
@@ -62,9 +62,9 @@ class NearSettings:
     rule: str  # the representative rule: min_id | earliest | longest
     floor: float  # connected clustering's chaining floor
     no_chaining: bool = False
-    scheme: Scheme | None = None  # SimHash/pHash candidate keys (None: ditto's k + 1 blocks)
+    scheme: Scheme | SampledScheme | None = None  # SimHash/pHash keys (None: ditto's k + 1)
 
-    def hamming_scheme(self) -> Scheme:
+    def hamming_scheme(self) -> Scheme | SampledScheme:
         """The candidate keys' scheme of a Hamming run."""
         return self.scheme if self.scheme is not None else Scheme(self.k + 1, self.k)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from neardup_udfs.kernels.hamming_tables import Scheme
+from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND,
@@ -45,7 +45,7 @@ def _to_signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def simhash_table_keys(fp: Column, scheme: Scheme) -> Column:
+def simhash_table_keys(fp: Column, scheme: Scheme | SampledScheme) -> Column:
     """The table keys of a bigint fingerprint under ``scheme`` (``kernels.hamming_tables``),
     as an array of bigint: table ``t``'s key at position ``t``, equal to
     ``scheme.keys(fp)[t]`` (ditto's block values when ``scheme.is_ditto``)."""
@@ -67,13 +67,16 @@ def simhash_table_keys(fp: Column, scheme: Scheme) -> Column:
     return F.array(*keys)
 
 
-def band_keys(sketches: DataFrame, pipeline: Pipeline, scheme: Scheme | None) -> DataFrame:
+def band_keys(
+    sketches: DataFrame, pipeline: Pipeline, scheme: Scheme | SampledScheme | None
+) -> DataFrame:
     """``doc_id, band, key``: one row per band (MinHash) or table (SimHash: ``scheme``'s
     tables; the band is the table's index).
 
     Notes:
-        SimHash: two fingerprints within the scheme's k bits share the key of at least one
-        table (pigeonhole), so candidates have no false negatives at distance <= k.
+        SimHash: with a guaranteed ``Scheme``, two fingerprints within the scheme's k bits
+        share the key of at least one table (pigeonhole), so candidates have no false
+        negatives at distance <= k; a ``SampledScheme`` trades that for bounded keys.
     """
     if pipeline.kind == "simhash":
         assert scheme is not None, "SimHash keys need a Hamming scheme"
