@@ -186,6 +186,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_dedup.py --large-only --scale 500000
 	@echo
 	$(BIN)/python bench/bench_hamming.py --docs 50000
+	$(BIN)/python bench/bench_hamming.py --docs 500000 --systems io-floor,minhash,simhash
+	@echo
+	$(BIN)/python bench/bench_floor.py --docs 1334 --runs 3
+	@echo
+	$(BIN)/python bench/bench_image_keys.py --images 100000 --subset 10000
 	@echo
 	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
 	@echo

@@ -235,13 +235,16 @@ def main(argv: list[str] | None = None) -> int:
             if figures[name]["rc"] == 0:
                 figures[name]["recall_at_k"] = recall(WORK / name, truth)
     print(f"corpus: {meta}")
-    print(f"{'run':<16}{'seconds':>9}{'candidates':>13}{'verified':>11}{'cand/ver':>9}{'recall':>8}")
+    print(
+        f"{'run':<16}{'seconds':>9}{'candidates':>13}{'verified':>11}{'cand/ver':>9}{'recall':>8}"
+    )
     for name in ("sampled-all", "sampled-subset", "blocks-subset"):
         f = figures[name]
         ratio = f["candidates"] / f["verified"] if f.get("verified") else float("nan")
         rec = f.get("recall_at_k", {}).get("recall")
+        shown = "-" if rec is None else rec
         print(f"{name:<16}{f['seconds']:>9.1f}{f.get('candidates') or 0:>13,}"
-              f"{f.get('verified') or 0:>11,}{ratio:>9.2f}{rec if rec is not None else '-':>8}")  # fmt: skip
+              f"{f.get('verified') or 0:>11,}{ratio:>9.2f}{shown:>8}")  # fmt: skip
     print(json.dumps(figures))
     return 0
 

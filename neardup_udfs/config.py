@@ -543,7 +543,8 @@ def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfi
     try:
         c.hamming_scheme()
     except ValueError as e:
-        raise _fail("hamming_key_bits" if c.hamming_key_bits else "hamming_blocks", str(e)) from None
+        key = "hamming_key_bits" if c.hamming_key_bits else "hamming_blocks"
+        raise _fail(key, str(e)) from None
     if not c.warc_content_types:
         raise _fail("warc_content_types", "name at least one media type")
     _check_outputs(c.outputs, IMAGE_OUTPUTS)

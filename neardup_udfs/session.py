@@ -1,7 +1,8 @@
 """What a run asks of its Spark session: shuffle partitions fitted to the input and adaptive
 execution off for a small input, when nobody chose them (and the session's own settings
-back when the run ends), lineage cuts that survive a lost executor where a checkpoint directory is set,
-and a count of the Spark jobs the run launched (report.json's ``spark``)."""
+back when the run ends), lineage cuts that survive a lost executor where a checkpoint
+directory is set, and a count of the Spark jobs the run launched (report.json's
+``spark``)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,10 @@ def run_settings(spark: SparkSession) -> Iterator[None]:
         yield
     finally:
         for key, value in before.items():
-            spark.conf.set(key, value)
+            if value is None:  # never: both have defaults
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def fit_adaptive(spark: SparkSession, text_bytes: int) -> dict[str, object]:

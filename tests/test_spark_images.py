@@ -373,7 +373,9 @@ def test_web_format_rejects_name_the_problem(spark, web_run) -> None:  # type: i
         assert problem in reasons[name], (name, reasons[name])
 
 
-def test_bounded_keys_by_default_and_the_guarantee_on_request(spark, photos, photos_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bounded_keys_by_default_and_the_guarantee_on_request(  # type: ignore[no-untyped-def]
+    spark, photos, photos_run, tmp_path
+) -> None:
     """k = 10: 20 tables of 12 sampled bits (report.json says so, with the model's recall);
     hamming_blocks = 11 gives ditto's guaranteed keys, which find every pair within k: here
     the same verified pairs as the sampled keys, from more candidates."""
