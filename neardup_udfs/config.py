@@ -507,11 +507,12 @@ class ImagesConfig:
     outputs: tuple[str, ...] = ("clusters", "hashes", "rejects")
     checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
 
-    def hamming_scheme(self) -> Scheme | SampledScheme:
-        """The candidate keys' scheme (``kernels.hamming_tables.image_scheme``): at the
-        default k = 10, 20 tables of 12 sampled bits (bounded, recall measured); guaranteed
-        blocks where they are long enough or ``hamming_blocks`` asks for them."""
-        return image_scheme(self.k, self.hamming_blocks, self.hamming_key_bits)
+    def hamming_scheme(self, images: int | None = None) -> Scheme | SampledScheme:
+        """The candidate keys' scheme for ``images`` distinct pHashes
+        (``kernels.hamming_tables.image_scheme``): at the default k = 10, 20 tables of
+        sampled bits, 12 or more as the collection grows (bounded, recall measured);
+        guaranteed blocks where they are long enough or ``hamming_blocks`` asks for them."""
+        return image_scheme(self.k, self.hamming_blocks, self.hamming_key_bits, images)
 
     def warc_options(self) -> WarcOptions:
         """How WARC records become images under this config."""

@@ -18,6 +18,7 @@ from neardup_udfs.kernels.hamming_tables import (
     Scheme,
     default_blocks,
     image_scheme,
+    sampled_key_bits,
 )
 
 RNG = np.random.default_rng(20261202)
@@ -206,3 +207,19 @@ def test_sampled_keys_find_most_near_pairs_among_few_candidates() -> None:
     model = np.mean([image_scheme(10).model_recall(int(d)) for d in dist])
     assert abs(sampled.mean() - model) < 0.03, (sampled.mean(), model)
     assert sampled_chance * 20 < blocks_chance
+
+
+def test_sampled_keys_lengthen_as_the_collection_grows() -> None:
+    """Chance candidates of uniform fingerprints stay at most one per image: the key grows
+    by a bit each time the collection doubles, from 12 bits, up to 64 - k."""
+    assert [sampled_key_bits(n, 10) for n in (None, 1, 40, 409, 410, 5_000, 50_000)] == [
+        12, 12, 12, 12, 13, 16, 19
+    ]  # fmt: skip
+    assert sampled_key_bits(10**15, 10) == 54 and sampled_key_bits(10**15, 60) == 4
+    for n in (1000, 12_345, 10**6, 10**8):  # above the 12-bit floor: the fewest bits
+        bits = sampled_key_bits(n, 10)
+        assert n * n / 2 * MAX_TABLES / 2**bits <= n < n * n / 2 * MAX_TABLES / 2 ** (bits - 1)
+    scheme = image_scheme(10, images=50_000)
+    assert isinstance(scheme, SampledScheme) and scheme.key_bits == 19
+    assert image_scheme(10, key_bits=12, images=50_000).key_bits == 12  # a choice stands
+    assert image_scheme(3, images=10**9) == Scheme(6, 3)  # 31-33 bits: still guaranteed

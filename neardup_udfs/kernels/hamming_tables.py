@@ -38,12 +38,13 @@ __all__ = [
     "Scheme",
     "default_blocks",
     "image_scheme",
+    "sampled_key_bits",
 ]
 
 MAX_TABLES = 20  # the default scheme keys a document at most this many times
 MIN_KEY_BITS = 30  # ... and, within that, aims at keys of at least this many bits
 LIMIT_TABLES = 1000  # a scheme a user asks for: more tables than this is refused
-SAMPLED_KEY_BITS = 12  # a sampled scheme's default key length (see image_scheme)
+SAMPLED_KEY_BITS = 12  # the shortest default key of a sampled scheme (see sampled_key_bits)
 SAMPLE_SEED = 0x6E656172647570  # the positions of every sampled scheme ("neardup")
 
 
@@ -239,15 +240,31 @@ class SampledScheme:
         return _keys(self.parts, fps)
 
 
+def sampled_key_bits(images: int | None, k: int) -> int:
+    """The default key length of a sampled scheme for ``images`` fingerprints: the fewest
+    bits, at least :data:`SAMPLED_KEY_BITS`, that keep the chance candidates of uniform
+    fingerprints (``images^2 / 2 x tables / 2^bits``) at most one per image, so they grow
+    linearly with the collection; at most ``64 - k``. None (not known): the minimum.
+
+    Example:
+        >>> [sampled_key_bits(n, 10) for n in (None, 40, 5_000, 50_000, 10**9)]
+        [12, 12, 16, 19, 34]
+    """
+    bits = SAMPLED_KEY_BITS
+    if images is not None and images > 1:
+        bits = max(bits, math.ceil(math.log2(images * MAX_TABLES / 2)))
+    return min(bits, 64 - k)
+
+
 def image_scheme(
-    k: int, blocks: int | None = None, key_bits: int | None = None
+    k: int, blocks: int | None = None, key_bits: int | None = None, images: int | None = None
 ) -> Scheme | SampledScheme:
-    """The candidate keys of an image run at distance ``k``: ``blocks`` blocks (a
-    guaranteed :class:`Scheme`) or :data:`MAX_TABLES` tables of ``key_bits`` sampled bits
-    when one is given (not both); else the guaranteed default (:func:`default_blocks`)
-    when its every key is at least as long as a sampled one (:data:`SAMPLED_KEY_BITS`)
-    within :data:`MAX_TABLES` tables, otherwise :data:`MAX_TABLES` tables of
-    :data:`SAMPLED_KEY_BITS` sampled bits (at most ``64 - k``).
+    """The candidate keys of an image run at distance ``k`` over ``images`` fingerprints:
+    ``blocks`` blocks (a guaranteed :class:`Scheme`) or :data:`MAX_TABLES` tables of
+    ``key_bits`` sampled bits when one is given (not both); else the guaranteed default
+    (:func:`default_blocks`) when its every key has at least :data:`SAMPLED_KEY_BITS` bits
+    within :data:`MAX_TABLES` tables (k <= 4: no pair missed, whatever the collection),
+    otherwise :data:`MAX_TABLES` tables of :func:`sampled_key_bits` sampled bits.
 
     Example:
         >>> image_scheme(3).describe()["scheme"], image_scheme(10).describe()["scheme"]
@@ -258,10 +275,11 @@ def image_scheme(
     if blocks is not None:
         return Scheme(blocks, k)
     if key_bits is None:
-        key_bits = min(SAMPLED_KEY_BITS, 64 - k)
         guaranteed = Scheme(default_blocks(k), k)
-        if guaranteed.key_bits[0] >= key_bits and guaranteed.tables <= MAX_TABLES:
+        shortest = min(SAMPLED_KEY_BITS, 64 - k)
+        if guaranteed.key_bits[0] >= shortest and guaranteed.tables <= MAX_TABLES:
             return guaranteed
+        key_bits = sampled_key_bits(images, k)
     return SampledScheme(MAX_TABLES, key_bits, k)
 
 

@@ -224,7 +224,7 @@ def _run(
         sketches,
         n_leaders,
         PIPELINE,
-        near_settings(config),
+        near_settings(config, n_leaders),
         cache=cache,
         clock=clock,
         counts=summary,
@@ -287,7 +287,7 @@ def _run(
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
         hot_buckets=near.hot,
-        hamming=config.hamming_scheme().describe(),
+        hamming=near.settings.hamming_scheme().describe(),
         scores=scores,
         spark={**cuts, "jobs": jobs.count(spark)},
     )
@@ -368,9 +368,10 @@ def _payloads(
                     return
 
 
-def near_settings(config: ImagesConfig) -> NearSettings:
+def near_settings(config: ImagesConfig, images: int | None = None) -> NearSettings:
     """The shared stages' settings of an images config: pairs within ``k`` bits, the
-    representative by ``__length`` (pixels, or 0 for ``min_id``), then the smallest path."""
+    representative by ``__length`` (pixels, or 0 for ``min_id``), then the smallest path;
+    candidate keys for ``images`` distinct pHashes (``ImagesConfig.hamming_scheme``)."""
     return NearSettings(
         k=config.k,
         threshold=0.0,
@@ -381,5 +382,5 @@ def near_settings(config: ImagesConfig) -> NearSettings:
         max_driver_edges=config.max_driver_edges,
         rule="longest",  # largest __length, then the smallest id
         floor=config.k,
-        scheme=config.hamming_scheme(),
+        scheme=config.hamming_scheme(images),
     )
