@@ -544,7 +544,7 @@ def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfi
     try:
         c.hamming_scheme()
     except ValueError as e:
-        key = "hamming_key_bits" if c.hamming_key_bits else "hamming_blocks"
+        key = "hamming_key_bits" if c.hamming_key_bits is not None else "hamming_blocks"
         raise _fail(key, str(e)) from None
     if not c.warc_content_types:
         raise _fail("warc_content_types", "name at least one media type")

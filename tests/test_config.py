@@ -107,6 +107,23 @@ def test_clustering_defaults_and_the_connected_keys() -> None:
         load_images_config(input="i", output="o", max_driver_edges=-5)
 
 
+def test_image_key_settings_are_checked_and_name_their_key() -> None:
+    assert load_images_config(input="i", output="o").hamming_scheme(5_000).describe()[
+        "key_bits"
+    ] == [16, 16]  # sampled bits for the collection's distinct pHashes
+    assert load_images_config(input="i", output="o", hamming_key_bits=14).hamming_scheme(
+        10**6
+    ).describe()["key_bits"] == [14, 14]  # a chosen length stands at any size
+    bad = [
+        ({"hamming_key_bits": 0}, "config key 'hamming_key_bits'.*\\[1, 54\\]"),
+        ({"hamming_blocks": 5}, "config key 'hamming_blocks'.*\\[11, 64\\]"),
+        ({"hamming_blocks": 11, "hamming_key_bits": 16}, "exclude each other"),
+    ]
+    for settings, message in bad:
+        with pytest.raises(ConfigError, match=message):
+            load_images_config(input="i", output="o", **settings)
+
+
 def test_bad_toml_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("method = \n")
