@@ -74,8 +74,9 @@ def fit_adaptive(spark: SparkSession, text_bytes: int) -> dict[str, object]:
         On a small input adaptive execution has nothing to coalesce (the partitions are
         fitted already) and no skew to split, but it runs every query stage as a Spark job
         of its own: a 1,334-document run launched 79 Spark jobs with it and 40 without, and
-        took about a fifth longer (47-50 s against 40 s). Results never depend on it (tested). A value set anywhere
-        (``--conf``, a properties file, the builder, ``spark.conf.set`` to ``false``) stands.
+        took about a fifth longer (47-50 s against 40 s). Results never depend on it
+        (tested). A value set anywhere (``--conf``, a properties file, the builder,
+        ``spark.conf.set`` to ``false``) stands.
     """
     if _chosen_by_user(spark, ADAPTIVE):
         on = str(spark.conf.get(ADAPTIVE)).lower() == "true"
