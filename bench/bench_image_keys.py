@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_dense  # noqa: E402
 import bench_images  # noqa: E402
 
-from neardup_udfs.kernels import phash  # noqa: E402
+from neardup_udfs.kernels import phash, simhash  # noqa: E402
 from neardup_udfs.kernels.hamming_tables import image_scheme  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +67,6 @@ SEED = 20261202
 K = 10
 SIDE = 128
 NO_HOT = str(10**9)
-_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
 
 
 def _poisson(rng: random.Random, lam: float) -> int:
@@ -199,11 +198,7 @@ def truth_pairs(values: np.ndarray) -> set[tuple[int, int]]:
     found: set[tuple[int, int]] = set()
     for start in range(0, len(v), 512):
         block = v[start : start + 512]
-        x = block[:, None] ^ v[None, :]
-        bits = np.zeros(x.shape, dtype=np.int64)
-        for shift in range(0, 64, 8):  # popcount by bytes
-            bits += _BITS[((x >> np.uint64(shift)) & np.uint64(255)).astype(np.int64)]
-        i, j = np.nonzero(bits <= K)
+        i, j = np.nonzero(simhash.distances(block[:, None], v[None, :]) <= K)
         for a, b in zip((start + i).tolist(), j.tolist(), strict=True):
             if a < b:
                 found.add((int(v[a]), int(v[b])))
@@ -258,11 +253,7 @@ def modelled(values: np.ndarray) -> dict[str, Any]:
             codes.append(members[i] * len(v) + members[j])
     pairs = np.unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
     a, b = pairs // len(v), pairs % len(v)
-    x = v[a] ^ v[b]
-    bits = np.zeros(len(x), dtype=np.int64)
-    for shift in range(0, 64, 8):
-        bits += _BITS[((x >> np.uint64(shift)) & np.uint64(255)).astype(np.int64)]
-    near = bits <= K
+    near = simhash.distances(v[a], v[b]) <= K
     found = {(int(v[p]), int(v[q])) for p, q in zip(a[near], b[near], strict=True)}
     truth = truth_pairs(v)
     hit = len(found & truth)

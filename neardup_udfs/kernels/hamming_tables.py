@@ -107,15 +107,8 @@ class Scheme:
     def parts(self) -> list[list[tuple[int, int, int]]]:
         """Per table, per chosen block: ``(shift, width, offset)``: the table key is the OR
         of ``((fp >> shift) & (2**width - 1)) << offset`` (the blocks packed low first)."""
-        out = []
-        for choice in self.choices:
-            offset, table = 0, []
-            for i in choice:
-                width = self.bounds[i + 1] - self.bounds[i]
-                table.append((self.bounds[i], width, offset))
-                offset += width
-            out.append(table)
-        return out
+        b = self.bounds
+        return [_packed([(b[i], b[i + 1] - b[i]) for i in choice]) for choice in self.choices]
 
     @property
     def key_bits(self) -> tuple[int, int]:
@@ -143,6 +136,16 @@ class Scheme:
         """The table keys of every fingerprint: shape ``(len(fps), tables)``; two
         fingerprints within ``k`` bits share the key of at least one table."""
         return _keys(self.parts, fps)
+
+
+def _packed(segments: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """A table's ``(shift, width)`` bit segments as ``(shift, width, offset)``: the key
+    holds them side by side, the first lowest."""
+    out, offset = [], 0
+    for shift, width in segments:
+        out.append((shift, width, offset))
+        offset += width
+    return out
 
 
 def _runs(positions: list[int]) -> list[tuple[int, int]]:
@@ -206,18 +209,7 @@ class SampledScheme:
     def parts(self) -> list[list[tuple[int, int, int]]]:
         """As :attr:`Scheme.parts`: per table, ``(shift, width, offset)`` of each run of
         adjacent chosen bits, packed low first."""
-        out = []
-        for positions in self.positions:
-            offset, table = 0, []
-            for first, width in _runs(positions):
-                table.append((first, width, offset))
-                offset += width
-            out.append(table)
-        return out
-
-    @property
-    def is_ditto(self) -> bool:
-        return False
+        return [_packed(_runs(positions)) for positions in self.positions]
 
     def model_recall(self, d: int) -> float:
         """The chance that a pair at distance ``d`` shares at least one table's key, were

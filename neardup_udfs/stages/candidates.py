@@ -48,7 +48,7 @@ def _to_signed(v: int) -> int:
 def simhash_table_keys(fp: Column, scheme: Scheme | SampledScheme) -> Column:
     """The table keys of a bigint fingerprint under ``scheme`` (``kernels.hamming_tables``),
     as an array of bigint: table ``t``'s key at position ``t``, equal to
-    ``scheme.keys(fp)[t]`` (ditto's block values when ``scheme.is_ditto``)."""
+    ``scheme.keys(fp)[t]`` (ditto's block values for its k + 1 blocks)."""
     keys = []
     for table in scheme.parts:
         parts = [
