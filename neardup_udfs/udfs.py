@@ -20,7 +20,13 @@ from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import ArrayType, LongType, StringType
 
 from neardup_udfs.kernels import lsh, phash, winnow
-from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs
+from neardup_udfs.kernels.band_pairs import (
+    HOT,
+    HUB,
+    NOT_HOT,
+    first_band_pairs,
+    first_table_pairs,
+)
 from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, TEXT
@@ -30,6 +36,7 @@ __all__ = [
     "grouped_jaccard_fn",
     "band_keys_udf",
     "first_band_pairs_fn",
+    "first_table_pairs_fn",
     "checked_fingerprint_udf",
     "exact_key_udf",
     "fingerprint_udf",
@@ -256,6 +263,38 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
         ``hot`` (the document's hot buckets: list of ``band``, ``hub``; null for none).
         ``a < b`` as Spark orders strings (UTF-8 bytes, i.e. code points).
     """
+    width = bands * rows
+
+    def scored(sketch: Any, buckets: tuple[Any, ...], n: int) -> tuple[Any, ...]:
+        flat = sketch.flatten().to_numpy(zero_copy_only=False)
+        if len(flat) != n * width:
+            raise ValueError(f"signatures must have {width} slots")
+        band, star, offsets, member, roles = buckets
+        return first_band_pairs(band, star, offsets, member, flat.reshape(n, width), roles, rows)
+
+    return _first_pairs_fn(bands, "equal", scored)
+
+
+def first_table_pairs_fn(scheme: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: Hamming buckets -> ``a, b, band, key, chunk, distance`` rows
+    (``kernels.band_pairs.first_table_pairs`` under ``scheme``, a ``kernels.hamming_tables``
+    scheme; ``band`` is the table). A bucket row is as :func:`first_band_pairs_fn` reads
+    it, with each member's ``fingerprint`` (bigint) in place of its signature."""
+
+    def scored(sketch: Any, buckets: tuple[Any, ...], n: int) -> tuple[Any, ...]:
+        fps = sketch.to_numpy(zero_copy_only=False).astype(np.int64)
+        band, star, offsets, member, roles = buckets
+        return first_table_pairs(band, star, offsets, member, fps, roles, scheme)
+
+    return _first_pairs_fn(len(scheme.parts), "distance", scored)
+
+
+def _first_pairs_fn(
+    bands: int, score: str, scored: Callable[[Any, tuple[Any, ...], int], tuple[Any, ...]]
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The Arrow side both first-pair adapters share: a batch of buckets decoded into the
+    kernel's arrays, ``scored(sketch column, (band, star, offsets, member, roles), members)``
+    called, its ``a, b, band, score, bucket`` written as named rows."""
     import pyarrow as pa
 
     schema = pa.schema(
@@ -265,7 +304,7 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
             ("band", pa.int32()),
             ("key", pa.int64()),
             ("chunk", pa.int32()),
-            ("equal", pa.int32()),
+            (score, pa.int32()),
         ]
     )
 
@@ -273,28 +312,23 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
         for batch in batches:
             members = batch.column("members")
             lengths = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-            doc, sig, hot = members.flatten().flatten()
+            doc, sketch, hot = members.flatten().flatten()
             ids = doc.to_numpy(zero_copy_only=False)
             names, number = np.unique(ids, return_inverse=True)
-            width = bands * rows
-            flat = sig.flatten().to_numpy(zero_copy_only=False)
-            if len(flat) != len(ids) * width:
-                raise ValueError(f"signatures must have {width} slots")
             roles = np.full((len(ids), bands), NOT_HOT, dtype=np.int8)
             per_doc = hot.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
             hot_band, hub = hot.flatten().flatten()
             owner = np.repeat(np.arange(len(ids)), per_doc)
             is_hub = hub.to_numpy(zero_copy_only=False).astype(bool)
             roles[owner, hot_band.to_numpy(zero_copy_only=False)] = np.where(is_hub, HUB, HOT)
-            a, b, band, equal, bucket = first_band_pairs(
+            buckets = (
                 batch.column("band").to_numpy(zero_copy_only=False),
                 batch.column("star").to_numpy(zero_copy_only=False),
                 np.concatenate([[0], np.cumsum(lengths)]),
                 number.astype(np.int64),
-                flat.reshape(len(ids), width),
                 roles,
-                rows,
             )
+            a, b, band, value, bucket = scored(sketch, buckets, len(ids))
             key = batch.column("key").to_numpy(zero_copy_only=False)[bucket]
             chunk = batch.column("chunk").to_numpy(zero_copy_only=False)[bucket]
             yield pa.RecordBatch.from_arrays(
@@ -304,7 +338,7 @@ def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iter
                     band,
                     key,
                     chunk.astype(np.int32),
-                    equal,
+                    value,
                 ],
                 schema=schema,
             )

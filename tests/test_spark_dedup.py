@@ -19,11 +19,10 @@ from neardup_udfs.config import load_config
 from neardup_udfs.io import InputError
 from neardup_udfs.kernels import minhash
 from neardup_udfs.kernels.hamming_index import Index, block_keys
-from neardup_udfs.kernels.hamming_tables import Scheme
+from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.kernels.unionfind import UnionFind
 from neardup_udfs.presets import resolve
 from neardup_udfs.stages.candidates import (
-    band_counts,
     band_keys,
     candidates,
     first_band_counts,
@@ -198,13 +197,6 @@ def test_candidates_are_every_pair_of_a_bucket_once(spark) -> None:  # type: ign
     every_m = [(f"m{i}", f"m{j}") for i in range(4) for j in range(i + 1, 4)]
     assert sorted(pairs) == sorted(every_m + [("p", "q"), ("p", "r"), ("q", "r")])
     assert got.hot_buckets.count() == 0
-    verified = spark.createDataFrame(
-        [("p", "q", 0.9), ("m0", "m3", 0.8)], "a string, b string, similarity double"
-    )
-    per_band = {
-        r.band: (r.candidates, r.verified) for r in band_counts(got.buckets, verified, 4).collect()
-    }
-    assert per_band == {2: (3, 1), 3: (1, 1), 4: (6, 1)}
     got.buckets.unpersist()
 
 
@@ -230,6 +222,40 @@ def test_scored_candidates_are_every_candidate_once_with_its_estimate(spark, cor
         firsts = {r.band for r in new.pairs.select("band").distinct().collect()}
         assert set(per_band) == firsts and sum(c for c, _ in per_band.values()) == len(got)
         assert sum(v for _, v in per_band.values()) == verified.count()
+        old.buckets.unpersist()
+        new.buckets.unpersist()
+    sk.unpersist()
+
+
+def test_scored_hamming_candidates_are_every_candidate_once_with_its_distance(
+    spark, corpus
+) -> None:  # type: ignore[no-untyped-def]
+    """SimHash: the first-table rule against the bucket rule, for multi-table keys, ditto's
+    k + 1 blocks and sampled keys: the same pairs, stars of hot buckets included, each once,
+    with the distance the fingerprints give; verify keeps those within k, with their table,
+    and the per-table report counts each pair once."""
+    pipe = resolve("ditto/2")
+    docs = corpus.docs[:120] + [(f"copy{i}", corpus.docs[0][1] + f" {i}") for i in range(7)]
+    sk = sketch(spark.createDataFrame(docs, "doc_id string, text string"), pipe).persist()
+    for scheme, hot in ((Scheme(6, 3), 3), (Scheme(4, 3), 1000), (SampledScheme(20, 40, 3), 4)):
+        old = candidates(band_keys(sk, pipe, scheme), hot, keep=lambda df: df.persist())
+        want = verify(old.pairs, sk, pipe, k=64, threshold=0.0, verification="estimate")
+        new = scored_candidates(sk, pipe, hot, keep=lambda df: df.persist(), scheme=scheme)
+        got = [(r.a, r.b, r.distance) for r in new.pairs.collect()]
+        assert len(got) == len({(a, b) for a, b, _ in got}), "a pair scored twice"
+        assert sorted(got) == sorted((r.a, r.b, r.distance) for r in want.collect())
+        assert len(got) > 0
+        assert sorted(new.hot_buckets.collect()) == sorted(old.hot_buckets.collect())
+        if hot == 3:
+            assert old.hot_buckets.count() > 0  # the copies share keys in every table
+        kept = verify(new.pairs, sk, pipe, k=3, threshold=0.0, verification="estimate")
+        assert kept.columns == ["a", "b", "band", "distance"]
+        assert sorted((r.a, r.b, r.distance) for r in kept.collect()) == sorted(
+            (a, b, d) for a, b, d in got if d <= 3
+        )
+        counted = first_band_counts(new.pairs, kept).collect()
+        assert sum(r.candidates for r in counted) == len(got)
+        assert sum(r.verified for r in counted) == kept.count()
         old.buckets.unpersist()
         new.buckets.unpersist()
     sk.unpersist()

@@ -17,14 +17,7 @@ from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache, StageClock
 from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
-from neardup_udfs.stages.candidates import (
-    Candidates,
-    band_counts,
-    band_keys,
-    candidates,
-    first_band_counts,
-    scored_candidates,
-)
+from neardup_udfs.stages.candidates import Candidates, first_band_counts, scored_candidates
 from neardup_udfs.stages.cluster import cluster
 from neardup_udfs.stages.verify import verify
 
@@ -114,11 +107,11 @@ class NearDuplicates:
         checks need them."""
         s, counts, keep = self.settings, self.counts, self.cache.keep
         with self.clock.stage("candidates") as rows:
-            if self.pipeline.kind == "simhash":
-                keys = band_keys(self.sketches, self.pipeline, s.hamming_scheme())
-                found = candidates(keys, s.hot_bucket_size, keep=keep)
-            else:  # every pair once, with its estimate
-                found = scored_candidates(self.sketches, self.pipeline, s.hot_bucket_size, keep)
+            scheme = s.hamming_scheme() if self.pipeline.kind == "simhash" else None
+            # every pair once, in the first band or table that produces it, with its score
+            found = scored_candidates(
+                self.sketches, self.pipeline, s.hot_bucket_size, keep, scheme=scheme
+            )
             self._found = found
             self._pairs, counts.candidates = self.cache.materialize(found.pairs)
             largest = found.hot_buckets.orderBy(F.col("size").desc(), BAND, "key")
@@ -148,17 +141,11 @@ class NearDuplicates:
         return self.edges
 
     def band_report(self) -> list[dict[str, Any]]:
-        """``band, candidates, verified`` per band that produced a pair (stage ``bands``):
-        MinHash counts each pair in the first band that produced it, SimHash in every band
-        that did."""
-        assert self._found is not None and self._pairs is not None and self.verified is not None
+        """``band, candidates, verified`` per band (SimHash, pHash: table) that produced a
+        pair (stage ``bands``); each pair counts in the first band that produced it."""
+        assert self._pairs is not None and self.verified is not None
         with self.clock.stage("bands"):
-            if BAND in self.verified.columns:
-                per_band = first_band_counts(self._pairs, self.verified)
-            else:
-                per_band = band_counts(
-                    self._found.buckets, self.verified, self.settings.hot_bucket_size
-                )
+            per_band = first_band_counts(self._pairs, self.verified)
             return [r.asDict() for r in per_band.orderBy(BAND).collect()]  # <= bands rows
 
     def cluster(self, members: DataFrame, matches: DataFrame | None = None) -> Clusters:

@@ -13,6 +13,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND,
     CHUNK,
+    DISTANCE,
     DOC_ID,
     FINGERPRINT,
     KEY,
@@ -21,11 +22,10 @@ from neardup_udfs.schemas import (
     A,
     B,
 )
-from neardup_udfs.udfs import band_keys_udf, first_band_pairs_fn
+from neardup_udfs.udfs import band_keys_udf, first_band_pairs_fn, first_table_pairs_fn
 
 __all__ = [
     "Candidates",
-    "band_counts",
     "band_keys",
     "candidates",
     "first_band_counts",
@@ -96,7 +96,9 @@ def candidates(
     hot_bucket_size: int,
     keep: Callable[[DataFrame], DataFrame] = lambda df: df,
 ) -> Candidates:
-    """Distinct pairs ``a < b`` of documents sharing a (band, key) bucket.
+    """Distinct pairs ``a < b`` of documents sharing a (band, key) bucket: the bucket rule
+    made distinct over the corpus, which :func:`scored_candidates` (what the runs use)
+    produces without a shuffle of every pair; tests hold one to the other.
 
     Notes:
         A bucket with more than ``hot_bucket_size`` members is "hot": instead of all its
@@ -120,22 +122,31 @@ def scored_candidates(
     pipeline: Pipeline,
     hot_bucket_size: int,
     keep: Callable[[DataFrame], DataFrame] = lambda df: df,
+    scheme: Scheme | SampledScheme | None = None,
 ) -> Candidates:
-    """MinHash candidates, each pair once and already estimated: ``pairs`` is ``a, b``
-    (``a < b``), ``band``, ``key`` and ``chunk`` (the bucket, or hot bucket's chunk, of the
-    first band that produces the pair: ``schemas.BUCKET``) and ``similarity`` (the signature
-    estimate, as ``verify.estimated_jaccard``).
+    """Candidates, each pair once and already scored: ``pairs`` is ``a, b`` (``a < b``),
+    ``band``, ``key`` and ``chunk`` (the bucket, or hot bucket's chunk, of the first band
+    that produces the pair: ``schemas.BUCKET``) and the score: MinHash ``similarity`` (the
+    signature estimate, as ``verify.estimated_jaccard``), SimHash ``distance`` (the exact
+    Hamming distance; ``band`` is the table of ``scheme``, which SimHash needs).
 
     Notes:
         The same pairs as :func:`candidates` of ``band_keys(sketches)``, hot buckets
         included, without making them distinct: a bucket keeps only the pairs it produces
-        first (``kernels.band_pairs``), and scores them from the members' signatures, which
+        first (``kernels.band_pairs``), and scores them from the members' sketches, which
         travel once per bucket of two or more members, never per pair. A hot bucket's members
         travel in chunks of ``hot_bucket_size``, each with the hub, so no group is larger.
         ``keep`` is given ``buckets`` (read by the pairs and the hot-bucket report).
     """
-    bands, rows, width = pipeline.param("bands"), pipeline.param("rows"), pipeline.param("k")
-    keys = band_keys(sketches, pipeline, None)
+    if pipeline.kind == "simhash":
+        assert scheme is not None, "SimHash keys need a Hamming scheme"
+        sketch, score = FINGERPRINT, "distance"
+        first_pairs = first_table_pairs_fn(scheme)
+    else:
+        bands, rows = pipeline.param("bands"), pipeline.param("rows")
+        sketch, score = SIGNATURE, "equal"
+        first_pairs = first_band_pairs_fn(bands, rows)
+    keys = band_keys(sketches, pipeline, scheme)
     grouped = keys.groupBy(BAND, KEY).agg(F.array_sort(F.collect_list(DOC_ID)).alias("ids"))
     buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
     buckets = keep(buckets.where(F.col("size") > 1))
@@ -156,18 +167,21 @@ def scored_candidates(
         .groupBy(DOC_ID)
         .agg(F.collect_list(F.struct(BAND, (F.col("pos") == 0).alias("hub"))).alias("hot"))
     )
-    signatures = sketches.select(DOC_ID, SIGNATURE)
-    payload = placed.unionByName(hubs).join(signatures, DOC_ID).join(roles, DOC_ID, "left")
+    sketched = sketches.select(DOC_ID, sketch)
+    payload = placed.unionByName(hubs).join(sketched, DOC_ID).join(roles, DOC_ID, "left")
     groups = payload.groupBy(BAND, KEY, CHUNK).agg(
         F.first("star").alias("star"),
-        F.collect_list(F.struct(DOC_ID, SIGNATURE, "hot")).alias("members"),
+        F.collect_list(F.struct(DOC_ID, sketch, "hot")).alias("members"),
     )
     found = groups.select(BAND, KEY, CHUNK, "star", "members").mapInArrow(
-        first_band_pairs_fn(bands, rows),
-        "a string, b string, band int, key bigint, chunk int, equal int",
+        first_pairs, f"a string, b string, band int, key bigint, chunk int, {score} int"
     )
-    similarity = (F.col("equal") / F.lit(width)).cast("double").alias(SIMILARITY)
-    pairs = found.select(A, B, BAND, KEY, CHUNK, similarity)
+    if pipeline.kind == "simhash":
+        scored = F.col(score).alias(DISTANCE)
+    else:
+        width = pipeline.param("k")
+        scored = (F.col(score) / F.lit(width)).cast("double").alias(SIMILARITY)
+    pairs = found.select(A, B, BAND, KEY, CHUNK, scored)
     hot_buckets = buckets.where(hot).select(BAND, KEY, "size")
     return Candidates(pairs, hot_buckets, buckets)
 
@@ -198,15 +212,3 @@ def _bucket_pairs(buckets: DataFrame, hot_bucket_size: int) -> DataFrame:
     pair = F.explode(F.when(size > hot_bucket_size, star).otherwise(every)).alias("pair")
     exploded = buckets.select(BAND, pair)
     return exploded.select(BAND, F.col("pair." + A).alias(A), F.col("pair." + B).alias(B))
-
-
-def band_counts(buckets: DataFrame, verified: DataFrame, hot_bucket_size: int) -> DataFrame:
-    """``band, candidates, verified`` for every band that produced a pair: the pairs its
-    buckets produced (a pair sharing several bands counts in each) and how many of those
-    are among ``verified`` (``a, b``) -- how much each band contributes, and how precisely."""
-    produced = _bucket_pairs(buckets, hot_bucket_size)
-    hit = verified.select(A, B).withColumn("__hit", F.lit(1))
-    scored = produced.join(hit, [A, B], "left")
-    return scored.groupBy(BAND).agg(
-        F.count("*").alias("candidates"), F.count("__hit").alias("verified")
-    )

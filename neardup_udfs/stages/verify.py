@@ -65,7 +65,9 @@ def verify(
     ``band`` when ``pairs`` has it).
 
     Notes:
-        SimHash pairs are kept when their Hamming distance is <= k (always exact).
+        SimHash pairs are kept when their Hamming distance is <= k (always exact); pairs
+        that carry ``distance`` (``stages.candidates.scored_candidates``) keep ``band`` and
+        are not joined to the fingerprints again.
         MinHash pairs are kept when the Jaccard similarity is >= threshold: estimated from
         the signatures (``estimate``), computed exactly on the word-shingle sets of both
         texts (``exact``, which needs ``texts``: ``doc_id, text``), or ``hybrid``: the
@@ -79,6 +81,8 @@ def verify(
         once per pair. ``keep`` is given the intermediate frames read more than once (the
         job passes its cache's ``keep``, which persists them).
     """
+    if pipeline.kind == "simhash" and DISTANCE in pairs.columns:  # scored where found
+        return pairs.where(F.col(DISTANCE) <= k).select(A, B, BAND, DISTANCE)
     if pipeline.kind == "simhash":
         joined = _pair_columns(pairs, sketches, FINGERPRINT)
         scored = joined.select(A, B, hamming(F.col("va"), F.col("vb")).alias(DISTANCE))
