@@ -47,7 +47,8 @@ class Normalization:
 
     def apply_batch(self, texts: Sequence[str | bytes]) -> list[str | bytes]:
         """Every text normalized, in order. ``none`` returns the texts unchanged; ``web``
-        returns strings (bytes are read as UTF-8, each invalid byte as U+FFFD)."""
+        returns strings (bytes are read as UTF-8 with ``errors="replace"``: one U+FFFD per
+        maximal invalid subsequence)."""
         if not self.active:
             return list(texts)
         decoded = [t.decode("utf-8", "replace") if isinstance(t, bytes) else t for t in texts]

@@ -446,7 +446,8 @@ def _member_rows(
 
 
 def utf8_lossy_udf() -> Any:
-    """Binary -> string: UTF-8 decoded, each invalid byte as U+FFFD (nulls stay null)."""
+    """Binary -> string: UTF-8 decoded with ``errors="replace"`` (one U+FFFD per maximal
+    invalid subsequence, not per byte; nulls stay null)."""
 
     @pandas_udf(StringType())  # type: ignore[call-overload]
     def lossy(blobs: pd.Series) -> pd.Series:

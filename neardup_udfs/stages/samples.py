@@ -31,7 +31,7 @@ def sample_clusters(
 ) -> DataFrame:
     """Every member of up to ``largest + sample`` clusters of two or more documents, with
     its text: ``clusters``' columns plus ``text`` (a string of at most ``max_chars``
-    characters; binary texts are decoded as UTF-8, each invalid byte as U+FFFD),
+    characters; binary texts are decoded as UTF-8, one U+FFFD per maximal invalid subsequence),
     ``truncated`` and ``cluster_size`` (the cluster's members in ``clusters``, all of them,
     so the report shows sizes without reading clusters/).
 

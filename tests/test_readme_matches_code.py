@@ -1,0 +1,380 @@
+"""README.md says what the code is: its jobs, its make targets, its configuration keys and
+its layout are checked against jobs/, the Makefile, neardup_udfs/config.py, conf/*.toml and
+the package's modules, so neither can change without the other (no Spark, no JVM).
+
+Each check is a function of the README's text (``readme_*``) and of the code, so the tests
+below also run it on a deliberately broken README and see it fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import pytest
+
+from neardup_udfs.config import (
+    BoilerplateConfig,
+    DedupConfig,
+    ImagesConfig,
+    IndexConfig,
+    SpansConfig,
+    load_boilerplate_config,
+    load_config,
+    load_images_config,
+    load_settings,
+    load_spans_config,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+PACKAGE = ROOT / "neardup_udfs"
+
+NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten "
+                                      "eleven twelve".split())}  # fmt: skip
+
+# conf/<file> -> (the job that reads it, its loader, the dataclass the loader fills)
+CONF_FILES: Mapping[str, tuple[str, Callable[..., Any], type]] = {
+    "dedup.toml": ("dedup", load_config, DedupConfig),
+    "spans.toml": ("spans", load_spans_config, SpansConfig),
+    "boilerplate.toml": ("boilerplate", load_boilerplate_config, BoilerplateConfig),
+    "images.toml": ("images", load_images_config, ImagesConfig),
+}
+
+
+def jobs() -> set[str]:
+    """The Spark jobs: every ``jobs/*.py`` but helpers (``_``-prefixed files)."""
+    return {p.name for p in (ROOT / "jobs").glob("*.py") if not p.name.startswith("_")}
+
+
+def section(text: str, title: str) -> str:
+    """The body of the ``## title`` section of ``text`` (up to the next ``## `` heading)."""
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert match, f"README.md has no section '## {title}'"
+    return match.group(1)
+
+
+# --- a. the jobs -------------------------------------------------------------------------------
+
+
+def readme_jobs(text: str) -> list[str]:
+    """The README's opening (before its first section) names every job, and only jobs; a
+    count of Spark jobs in words anywhere is their number; any ``jobs/X.py`` it names exists."""
+    out: list[str] = []
+    intro = text[: text.index("\n## ")]
+    named = set(re.findall(r"`jobs/(\w+\.py)`", intro))
+    if named != jobs():
+        out.append(f"the opening names jobs {sorted(named)}, jobs/ holds {sorted(jobs())}")
+    for word in re.findall(r"\b(\w+)\s+Spark\s+jobs\b", text):
+        if word.lower() in NUMBERS and NUMBERS[word.lower()] != len(jobs()):
+            out.append(f"README says '{word} Spark jobs'; jobs/ holds {len(jobs())}")
+    for name in set(re.findall(r"\bjobs/(\w+\.py)\b", text)) - jobs():
+        out.append(f"README names jobs/{name}, which does not exist")
+    return out
+
+
+def test_readme_lists_every_job() -> None:
+    assert readme_jobs(README) == []
+
+
+# --- b. the make targets -----------------------------------------------------------------------
+
+
+def makefile_targets() -> set[str]:
+    """Every explicit target of the Makefile (rules, not variable assignments)."""
+    targets: set[str] = set()
+    for line in (ROOT / "Makefile").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^([A-Za-z0-9_.$()/ -]+?)\s*:(?![=:])", line)
+        if match and not line.startswith(("\t", "#")):
+            targets.update(match.group(1).split())
+    return targets
+
+
+def documented_targets() -> set[str]:
+    """The targets the Makefile documents with a ``## make <target>`` comment."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    return set(re.findall(r"^## make ([\w-]+)", text, re.M))
+
+
+def make_commands(text: str) -> set[str]:
+    """The targets of the ``make <target>`` commands ``text`` shows: at the start of a line of
+    a fenced code block, or of an inline code span (prose such as "make sure" is not one)."""
+    fence = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
+    found: set[str] = set()
+    for block in fence.findall(text):
+        found.update(re.findall(r"^\s*make\s+([a-z][\w-]*)", block, re.M))
+    for span in re.findall(r"`([^`]+)`", fence.sub("", text)):
+        found.update(re.findall(r"^make\s+([a-z][\w-]*)", span))
+    return found
+
+
+def readme_make(text: str) -> list[str]:
+    """Every documented target is shown as ``make <target>``; every ``make <target>`` the
+    README shows is a Makefile target."""
+    shown = make_commands(text)
+    out = [f"README never shows `make {t}`" for t in sorted(documented_targets() - shown)]
+    unknown = shown - makefile_targets()
+    out += [f"README shows `make {t}`, not a Makefile target" for t in sorted(unknown)]
+    return out
+
+
+def test_makefile_parsing_sees_the_documented_targets() -> None:
+    assert {"run", "test", "test-e2e", "package", "golden"} <= documented_targets()
+    assert documented_targets() <= makefile_targets()
+    assert {"lint", "clean", "chromium"} <= makefile_targets()
+
+
+def test_readme_and_makefile_agree_on_targets() -> None:
+    assert readme_make(README) == []
+
+
+# --- c. the configuration keys -----------------------------------------------------------------
+
+
+def split_row(line: str) -> list[str]:
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def key_tables(text: str) -> list[tuple[str, set[str], list[list[str]]]]:
+    """The tables of the ``## Configuration`` section, each with the paragraph before it, the
+    conf files that paragraph names (``conf/X.toml``) and its rows (key, default, what)."""
+    tables: list[tuple[str, set[str], list[list[str]]]] = []
+    before = ""
+    for block in re.split(r"\n\s*\n", section(text, "Configuration")):
+        lines = block.strip().splitlines()
+        if not lines or not lines[0].startswith("|"):
+            before = block
+            continue
+        files = set(re.findall(r"`conf/([\w.]+\.toml)`", before))
+        tables.append((before, files, [split_row(line) for line in lines[2:]]))
+    return tables
+
+
+def default_problem(key: str, cell: str, default: Any) -> str | None:
+    """Why the README's default cell of ``key`` does not say ``default``, or None: a TOML
+    value in backticks equal to it, ``required`` for an empty string, ``unset`` for None."""
+    if isinstance(default, tuple):
+        default = list(default)
+    if cell.startswith("required"):
+        ok = default == ""
+    elif cell.startswith("unset"):
+        ok = default is None
+    elif match := re.match(r"`([^`]*)`", cell):
+        try:
+            ok = tomllib.loads(f"v = {match.group(1)}")["v"] == default
+        except tomllib.TOMLDecodeError:
+            return f"`{key}`: default {match.group(1)} is not a TOML value"
+    else:
+        return f"`{key}`: default cell {cell!r} is not `TOML`, required or unset..."
+    return None if ok else f"`{key}`: README default {cell!r}, the code's {default!r}"
+
+
+def readme_config(text: str) -> list[str]:
+    """For each conf file, the keys of the README tables that name it are exactly the fields
+    of its dataclass, once each, each with its default and a description."""
+    out: list[str] = []
+    tables = key_tables(text)
+    for conf, (_, _, cls) in CONF_FILES.items():
+        rows = [row for _, files, table in tables if conf in files for row in table]
+        keys = [row[0].strip("`") for row in rows]
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        defaults = {name: f.default for name, f in fields.items()}
+        defaults |= {
+            name: f.default_factory()  # type: ignore[misc]
+            for name, f in fields.items()
+            if f.default_factory is not dataclasses.MISSING
+        }
+        for key in sorted(set(fields) - set(keys)):
+            out.append(f"conf/{conf}: README lists no key `{key}` ({cls.__name__})")
+        for key in sorted(set(keys) - set(fields)):
+            out.append(f"conf/{conf}: README lists `{key}`, not a key of {cls.__name__}")
+        for key in sorted({k for k in keys if keys.count(k) > 1}):
+            out.append(f"conf/{conf}: README lists `{key}` twice")
+        for row in rows:
+            key = row[0].strip("`")
+            if len(row) != 3 or not row[2]:
+                out.append(f"conf/{conf}: README row of `{key}` is not key | default | what")
+            elif key in defaults and (why := default_problem(key, row[1], defaults[key])):
+                out.append(f"conf/{conf}: {why}")
+    return out
+
+
+def test_conf_files_map_to_their_loaders() -> None:
+    """The table above is the code's: each conf file is its job's, read by that loader, which
+    returns that dataclass; and there is no other conf file."""
+    assert {p.name for p in (ROOT / "conf").glob("*.toml")} == set(CONF_FILES)
+    for conf, (job, loader, cls) in CONF_FILES.items():
+        source = (ROOT / "jobs" / f"{job}.py").read_text(encoding="utf-8")
+        assert f"conf/{conf}" in source and f"load={loader.__name__}" in source
+        assert get_type_hints(loader)["return"] is cls
+
+
+def test_readme_config_tables_match_the_dataclasses() -> None:
+    assert readme_config(README) == []
+    assert len(key_tables(README)) >= len(CONF_FILES)
+
+
+def test_readme_names_the_index_jobs_own_keys() -> None:
+    """jobs/index.py reads conf/dedup.toml into IndexConfig: the keys it has beyond the dedup
+    job's are named before the dedup table (as its command line's)."""
+    extra = {f.name for f in dataclasses.fields(IndexConfig)} - {
+        f.name for f in dataclasses.fields(DedupConfig)
+    }
+    before = [text for text, files, _ in key_tables(README) if "dedup.toml" in files]
+    assert extra and any(all(f"`{key}`" in text for key in extra) for text in before), extra
+
+
+def conf_keys(conf: Path) -> set[str]:
+    """The keys ``conf`` sets, and those it shows commented out (``# key = value``)."""
+    text = conf.read_text(encoding="utf-8")
+    keys = set(tomllib.loads(text))
+    for line in text.splitlines():
+        if re.match(r"# [a-z_]+ = ", line):
+            keys |= set(tomllib.loads(line[2:]))
+    return keys
+
+
+@pytest.mark.parametrize("conf", sorted(CONF_FILES))
+def test_conf_file_keys_are_accepted(conf: str) -> None:
+    _, _, cls = CONF_FILES[conf]
+    path = ROOT / "conf" / conf
+    fields = {f.name for f in dataclasses.fields(cls)}
+    assert conf_keys(path) - fields == set()
+    load_settings(cls, str(path))  # the loader's own key and type checks
+
+
+# --- d. the layout -----------------------------------------------------------------------------
+
+
+def layout_entries(text: str) -> dict[str, str]:
+    """The README's layout block: each entry's path (its first word) and all its text."""
+    block = re.search(r"```\n(.*?)```", section(text, "Layout"), re.S)
+    assert block, "README's Layout has no ``` block"
+    entries: dict[str, str] = {}
+    current = ""
+    for line in block.group(1).splitlines():
+        if line and not line[0].isspace():
+            current = line.split()[0]
+            entries[current] = line
+        elif current:
+            entries[current] += "\n" + line
+    return entries
+
+
+def words(text: str) -> set[str]:
+    """The names ``text`` mentions: identifiers, with ``name(_jit)`` also as ``name_jit``."""
+    found = set(re.findall(r"\w+", text))
+    found |= {a + b for a, b in re.findall(r"(\w+)\((_\w+)\)", text)}
+    return found
+
+
+def readme_layout(text: str) -> list[str]:
+    """The layout names every job, conf file, subdirectory and module of the package, and
+    every module of each subpackage within its subpackage's entry."""
+    entries = layout_entries(text)
+    block = "\n".join(entries.values())
+    out: list[str] = []
+    if "jobs/" not in entries:
+        out.append("Layout has no jobs/ entry")
+    else:
+        missing = {j.removesuffix(".py") for j in jobs()} - words(entries["jobs/"])
+        out += [f"Layout's jobs/ omits {j}" for j in sorted(missing)]
+    confs = {p.name for p in (ROOT / "conf").iterdir() if p.is_file()}
+    named = set(re.findall(r"[\w.-]+", entries.get("conf/", "")))
+    out += [f"Layout's conf/ omits {c}" for c in sorted(confs - named)]
+    for sub in sorted(p for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        entry = entries.get(f"neardup_udfs/{sub.name}/")
+        if entry is None:
+            out.append(f"Layout has no entry neardup_udfs/{sub.name}/")
+            continue
+        modules = {p.stem for p in sub.glob("*.py") if p.stem != "__init__"}
+        out += [f"Layout's {sub.name}/ omits {m}" for m in sorted(modules - words(entry))]
+    for module in sorted(PACKAGE.glob("*.py")):
+        if not re.search(
+            rf"(?<![\w/]){re.escape(module.name)}\b|neardup_udfs/{module.name}", block
+        ):
+            out.append(f"Layout omits neardup_udfs/{module.name}")
+    return out
+
+
+def test_layout_parsing_sees_the_entries() -> None:
+    entries = layout_entries(README)
+    assert {"jobs/", "conf/", "neardup_udfs/kernels/", "neardup_udfs/stages/"} <= set(entries)
+    assert "fingerprint" in words(entries["jobs/"])
+    assert "featurize_jit" in words(entries["neardup_udfs/kernels/"])
+
+
+def test_readme_layout_names_every_module_and_job() -> None:
+    assert readme_layout(README) == []
+
+
+# --- the checks fail on a README that is wrong -------------------------------------------------
+
+
+def drop_line(text: str, pattern: str) -> str:
+    """``text`` without its (single) line matching ``pattern``."""
+    lines = text.splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if re.search(pattern, line)]
+    assert len(hits) == 1, (pattern, hits)
+    del lines[hits[0]]
+    return "".join(lines)
+
+
+def replaced(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def drop(pattern: str) -> Callable[[str], str]:
+    return lambda text: drop_line(text, pattern)
+
+
+def swap(old: str, new: str) -> Callable[[str], str]:
+    return lambda text: replaced(text, old, new)
+
+
+def add(line: str) -> Callable[[str], str]:
+    return lambda text: text + "\n" + line + "\n"
+
+
+BROKEN = [
+    pytest.param(readme_jobs, swap("and six\nSpark jobs", "and four\nSpark jobs"),
+                 "'four Spark jobs'", id="jobs-count"),
+    pytest.param(readme_jobs, swap("`jobs/images.py`, which", "the images job, which"),
+                 "the opening names jobs", id="jobs-missing"),
+    pytest.param(readme_jobs, add("see `jobs/gone.py`"), "jobs/gone.py", id="jobs-dead"),
+    pytest.param(readme_make, lambda t: t.replace("make golden", "make goldens"),
+                 "never shows `make golden`", id="make-undocumented"),
+    pytest.param(readme_make, add("run `make deploy`"), "`make deploy`, not", id="make-unknown"),
+    pytest.param(readme_config, drop(r"^\| `max_pixels` \|"), "no key `max_pixels`",
+                 id="config-missing"),
+    pytest.param(readme_config, swap("| `top` | `100` |", "| `top_n` | `100` |"),
+                 "`top_n`, not a key", id="config-dead"),
+    pytest.param(readme_config, swap("| `max_rounds` | `50` | anchored",
+                                     "| `max_rounds` | `40` | anchored"),
+                 "`max_rounds`: README default", id="config-default"),
+    pytest.param(readme_config, swap("| `batch_id` | unset", "| `batch_id` | `\"\"`"),
+                 "`batch_id`: README default", id="config-unset"),
+    pytest.param(readme_layout, swap("(dedup, images, index,", "(dedup, index,"),
+                 "jobs/ omits images", id="layout-job"),
+    pytest.param(readme_layout, swap("hamming_tables (multi", "tables (multi"),
+                 "kernels/ omits hamming_tables", id="layout-kernel"),
+    pytest.param(readme_layout, drop(r"^neardup_udfs/warc\.py"),
+                 "omits neardup_udfs/warc.py", id="layout-module"),
+    pytest.param(readme_layout, swap("boilerplate.toml, images.toml (job", "boilerplate.toml (job"),
+                 "conf/ omits images.toml", id="layout-conf"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("check", "breaks", "expected"), BROKEN)
+def test_checks_fail_on_a_broken_readme(
+    check: Callable[[str], list[str]], breaks: Callable[[str], str], expected: str
+) -> None:
+    """Each check, run on the README with one deliberate mistake, reports that mistake."""
+    assert not any(expected in p for p in check(README))
+    found = check(breaks(README))
+    assert any(expected in p for p in found), found
