@@ -12,15 +12,21 @@ independent set and matching are parallel on average", SPAA 2012: the rounds giv
 the sequential pass's set). Whenever the undecided remainder has at most
 ``max_driver_edges`` edges (before the first round, too) the driver finishes it by the
 sequential pass; the stage fails, naming both limits, when more is left after ``max_rounds``.
+
+The heavy part works on 64-bit ordinals, not on ids: every node gets a number that grows
+with its place in the rule's order (one sort of the nodes), so an edge is two longs and its
+earlier end is the smaller one; ids come back only for the assignment.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+import numpy.typing as npt
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType
 
@@ -56,74 +62,81 @@ class Anchored:
     driver_edges: int  # undecided edges finished on the driver (0: none)
 
 
-def _key(rank: Column, node: Column) -> Column:
-    """A node's place in the order: its rank, then its id (a total order)."""
-    return F.struct(rank.alias("r"), node.alias("n"))
-
-
 def _without(e: DataFrame, nodes: DataFrame) -> DataFrame:
     """The edges of ``e`` (``lo``, ``hi``) with neither end among ``nodes`` (``node``)."""
     e = e.join(nodes.withColumnRenamed("node", "lo"), "lo", "left_anti")
     return e.join(nodes.withColumnRenamed("node", "hi"), "hi", "left_anti")
 
 
-def _node_keys(e: DataFrame) -> DataFrame:
-    """``node, k``: every end of the edges ``e`` with its key, once."""
-    lo = e.select(F.col("lo").alias("node"), F.col("klo").alias("k"))
-    return lo.unionByName(e.select(F.col("hi").alias("node"), F.col("khi").alias("k"))).distinct()
-
-
 def _round(e: DataFrame) -> DataFrame:
-    """The nodes one round removes: every undecided neighbour of a node that comes first
-    among its undecided neighbours (``e``: ``lo, hi, klo, khi``, both ends undecided)."""
-    u, ku, v, kv = F.col("u"), F.col("ku"), F.col("v"), F.col("kv")
-    both = F.array(
-        F.struct(F.col("lo").alias("u"), F.col("klo").alias("ku"), F.col("hi").alias("v"),
-                 F.col("khi").alias("kv")),
-        F.struct(F.col("hi").alias("u"), F.col("khi").alias("ku"), F.col("lo").alias("v"),
-                 F.col("klo").alias("kv")),
-    )  # fmt: skip
-    adj = e.select(F.explode(both).alias("x")).select("x.*")
-    first = ku < F.min(kv).over(Window.partitionBy(u))
-    flagged = adj.select(v.alias("node"), first.alias("__by_first"))
-    return flagged.where(F.col("__by_first")).select("node").distinct()
+    """The nodes one round removes (``node``): every undecided neighbour of a node that
+    comes first among its undecided neighbours (``e``: ``lo < hi``, both undecided). A node
+    comes first exactly when it is the later end of no edge."""
+    later = e.select(F.col("hi").alias("lo")).distinct()
+    return e.join(later, "lo", "left_anti").select(F.col("hi").alias("node")).distinct()
 
 
-def _order(e: DataFrame) -> list[str]:
-    """The nodes of ``e`` in Spark's key order (the rule's order, exactly as Spark sorts)."""
-    return [r.node for r in _node_keys(e).orderBy("k").select("node").collect()]
+def _ordinals(ends: DataFrame, ranks: DataFrame) -> DataFrame:
+    """``node, o, ranked``: every node of ``ends`` (``node``) once, with a long ``o`` that
+    grows with the node's place in the order (rank, then id; computed now, lineage cut) and
+    whether it has a rank."""
+    key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
+    placed = ends.distinct().join(key, "node", "left")
+    ordered = placed.orderBy(F.col("rank").asc_nulls_first(), F.col("node"))
+    # range partitions hold increasing keys, and the id grows within and across them
+    return cut(
+        ordered.select(
+            "node",
+            F.monotonically_increasing_id().alias("o"),
+            F.col("rank").isNotNull().alias("ranked"),
+        )
+    )
+
+
+def _arrays(df: DataFrame, *columns: str) -> list[Any]:
+    """The columns of ``df`` (small enough for the driver) as numpy arrays, through Arrow."""
+    table = df.select(*columns).toArrow()
+    return [table.column(c).to_numpy() for c in columns]
+
+
+def _positions(lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64]) -> Any:
+    """The nodes of the edges ``lo, hi`` (ordinals) in order, and each end's place in it."""
+    nodes, place = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+    return nodes, place[: len(lo)], place[len(lo) :]
 
 
 def _sequential(spark: SparkSession, e: DataFrame) -> tuple[DataFrame, int]:
-    """The nodes the sequential pass removes from the undecided remainder ``e``, and its
-    edge count; the remainder is collected to the driver."""
-    rows = e.select("lo", "hi").collect()
-    nodes = _order(e)
-    place = {n: i for i, n in enumerate(nodes)}
-    src = np.fromiter((place[r.lo] for r in rows), np.int64, len(rows))
-    dst = np.fromiter((place[r.hi] for r in rows), np.int64, len(rows))
-    keep = greedy_keep(len(nodes), src, dst)
-    removed = [(n,) for n, k in zip(nodes, keep.tolist(), strict=True) if not k]
-    return spark.createDataFrame(removed, "node string"), len(rows)
+    """The nodes (``node``) the sequential pass removes from the undecided remainder ``e``,
+    and its edge count; the remainder is collected to the driver."""
+    lo, hi = _arrays(e, "lo", "hi")
+    nodes, li, hi_i = _positions(lo, hi)
+    keep = greedy_keep(len(nodes), li, hi_i)
+    return _long_frame(spark, {"node": nodes[~keep]}), len(lo)
+
+
+def _long_frame(spark: SparkSession, columns: dict[str, Any]) -> DataFrame:
+    """A DataFrame of the given numpy columns, through Arrow."""
+    import pyarrow as pa
+
+    return spark.createDataFrame(pa.table(columns))
 
 
 def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> DataFrame:
-    """The assignment of the whole graph (``lo, hi, klo, khi, <score>``, small enough to
-    collect) computed on the driver: the same representatives and choices as the rounds."""
-    rows = graph.select("lo", "hi", score).collect()
-    nodes = _order(graph)
-    place = {n: i for i, n in enumerate(nodes)}
-    lo = np.fromiter((place[r.lo] for r in rows), np.int64, len(rows))
-    hi = np.fromiter((place[r.hi] for r in rows), np.int64, len(rows))
-    values = np.array([r[2] for r in rows], dtype=np.float64)
-    keep = greedy_keep(len(nodes), lo, hi)
-    if (keep[lo] & keep[hi]).any():
+    """The assignment (``node, rep, <score>``, ordinals) of the whole graph (``lo, hi,
+    <score>``, small enough to collect) computed on the driver: the same representatives and
+    choices as the rounds."""
+    import pyarrow as pa
+
+    lo, hi, values = _arrays(graph, "lo", "hi", score)
+    nodes, li, hi_i = _positions(lo, hi)
+    keep = greedy_keep(len(nodes), li, hi_i)
+    if (keep[li] & keep[hi_i]).any():
         raise AnchoredInconsistent("two representatives are a verified pair")
     # every edge between a kept and a removed node is an offer to the removed one; it takes
     # the closest, ties by the representative's place in the order
-    offer = keep[lo] != keep[hi]
-    node = np.where(keep[lo], hi, lo)[offer]
-    rep = np.where(keep[lo], lo, hi)[offer]
+    offer = keep[li] != keep[hi_i]
+    node = np.where(keep[li], hi_i, li)[offer]
+    rep = np.where(keep[li], li, hi_i)[offer]
     value = values[offer]
     pick = np.lexsort((rep, -value if higher_is_closer else value, node))
     first = np.ones(len(pick), dtype=np.bool_)
@@ -133,16 +146,17 @@ def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> Da
         raise AnchoredInconsistent("a removed node has no adjacent representative")
     kind = graph.schema[score].dataType
     own = 1.0 if higher_is_closer else 0
-    out = [(n, n, own) for n, k in zip(nodes, keep.tolist(), strict=True) if k]
-    cast = float if higher_is_closer else int
-    out += [
-        (nodes[n], nodes[r], cast(v))
-        for n, r, v in zip(
-            node[chosen].tolist(), rep[chosen].tolist(), value[chosen].tolist(), strict=True
-        )
-    ]
-    schema = f"node string, rep string, {score} {kind.simpleString()}"
-    return graph.sparkSession.createDataFrame(out, schema)
+    kept = nodes[keep]
+    arrow = pa.float64() if higher_is_closer else pa.int32()
+    table = pa.table(
+        {
+            "node": np.concatenate([kept, nodes[node[chosen]]]),
+            "rep": np.concatenate([kept, nodes[rep[chosen]]]),
+            score: pa.array(np.concatenate([np.full(len(kept), own), value[chosen]]), arrow),
+        }
+    )
+    out = graph.sparkSession.createDataFrame(table)
+    return out.select("node", "rep", F.col(score).cast(kind))
 
 
 def anchored_representatives(
@@ -161,8 +175,8 @@ def anchored_representatives(
     Args:
         edges: verified pairs ``a``, ``b`` (string ids) and ``score``; undirected,
             duplicates (the closest score counts) and self-loops (ignored) allowed.
-        ranks: ``node``, ``rank`` for every node of ``edges``: the representative rule's
-            order (any orderable type without nulls; smaller first, ties by node id).
+        ranks: ``node``, ``rank`` for every node of ``edges``, once: the representative
+            rule's order (any orderable type without nulls; smaller first, ties by node id).
         score: the name of the score column (``similarity`` or ``distance``).
         higher_is_closer: True for similarities, False for distances.
         max_rounds: the most parallel rounds run.
@@ -196,39 +210,40 @@ def anchored_representatives(
         raise ValueError(f"config key 'max_driver_edges': must be >= 0, got {max_driver_edges}")
     spark = edges.sparkSession
     a, b = F.col("a").cast("string"), F.col("b").cast("string")
-    best = F.max if higher_is_closer else F.min
-    e0 = (
-        edges.select(F.least(a, b).alias("lo"), F.greatest(a, b).alias("hi"), F.col(score))
-        .where(F.col("lo") != F.col("hi"))
-        .groupBy("lo", "hi")
-        .agg(best(score).alias(score))
-    )
+    raw = edges.select(a.alias("a"), b.alias("b"), F.col(score)).where(F.col("a") != F.col("b"))
     if fixed is not None:
-        e0 = _without(e0, fixed.select(F.col("node").cast("string").alias("node")))
-    key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
-    klo = key.select(F.col("node").alias("lo"), _key(F.col("rank"), F.col("node")).alias("klo"))
-    khi = key.select(F.col("node").alias("hi"), _key(F.col("rank"), F.col("node")).alias("khi"))
-    # computed once: the census, the driver's collects and the rounds all read it
-    graph = cut(e0.join(klo, "lo", "left").join(khi, "hi", "left"))
-    unranked = F.col("klo").isNull() | F.col("khi").isNull()
-    census = graph.agg(F.count(F.lit(1)), F.count(F.when(unranked, 1))).first()
-    assert census is not None  # a global aggregate has exactly one row
-    if census[1]:
-        missing = graph.where(unranked).select("lo", "hi").first()
-        assert missing is not None
-        raise ValueError(f"edge ({missing.lo!r}, {missing.hi!r}) has a node without a rank")
-    left = int(census[0])
+        gone = fixed.select(F.col("node").cast("string").alias("node"))
+        raw = raw.join(gone.withColumnRenamed("node", "a"), "a", "left_anti")
+        raw = raw.join(gone.withColumnRenamed("node", "b"), "b", "left_anti")
+    ends = raw.select(F.col("a").alias("node")).unionByName(raw.select(F.col("b").alias("node")))
+    order = _ordinals(ends, ranks)
+    unranked = order.where(~F.col("ranked")).select("node").first()
+    if unranked is not None:
+        n = unranked.node
+        edge = raw.where((F.col("a") == n) | (F.col("b") == n)).first()
+        assert edge is not None  # every node of ``order`` is an end of an edge
+        lo, hi = sorted((edge.a, edge.b))
+        raise ValueError(f"edge ({lo!r}, {hi!r}): node {n!r} is without a rank")
+    oa = order.select(F.col("node").alias("a"), F.col("o").alias("oa"))
+    ob = order.select(F.col("node").alias("b"), F.col("o").alias("ob"))
+    mapped = raw.join(oa, "a").join(ob, "b")
+    lo_o, hi_o = F.least("oa", "ob").alias("lo"), F.greatest("oa", "ob").alias("hi")
+    best = F.max if higher_is_closer else F.min
+    # computed once: the count, the driver's collects and the rounds all read it
+    graph = cut(mapped.groupBy(lo_o, hi_o).agg(best(score).alias(score)))
+    left = graph.count()
+    kind = graph.schema[score].dataType
     if left <= max_driver_edges:  # the whole graph fits on the driver: no round at all
         whole = _whole_on_driver(graph, score, higher_is_closer)
-        return Anchored(_with_fixed(whole, fixed, graph.schema[score].dataType), 0, left)
-    undecided = graph.select("lo", "hi", "klo", "khi")
+        return Anchored(_with_fixed(_named(whole, order), fixed, kind), 0, left)
+    undecided = graph.select("lo", "hi")
     removed: list[DataFrame] = []
     rounds = 0
     while left > max_driver_edges and rounds < max_rounds:
         rounds += 1
-        gone = cut(_round(undecided))
-        removed.append(gone)
-        undecided = cut(_without(undecided, gone))
+        gone_now = cut(_round(undecided))
+        removed.append(gone_now)
+        undecided = cut(_without(undecided, gone_now))
         left = undecided.count()
         _log.info("round %d: %d undecided edges left", rounds, left)
     driver_edges = 0
@@ -238,27 +253,28 @@ def anchored_representatives(
                 f"{left} undecided edges after max_rounds = {max_rounds} round(s), more than "
                 f"max_driver_edges = {max_driver_edges}: raise either config key"
             )
-        gone, driver_edges = _sequential(spark, undecided)
-        removed.append(gone)
-    return Anchored(_assign(graph, removed, score, higher_is_closer, fixed), rounds, driver_edges)
+        gone_now, driver_edges = _sequential(spark, undecided)
+        removed.append(gone_now)
+    assigned = _assign(graph, removed, score, higher_is_closer)
+    return Anchored(_with_fixed(_named(assigned, order), fixed, kind), rounds, driver_edges)
 
 
 def _assign(
-    graph: DataFrame,
-    removed: list[DataFrame],
-    score: str,
-    higher_is_closer: bool,
-    fixed: DataFrame | None,
+    graph: DataFrame, removed: list[DataFrame], score: str, higher_is_closer: bool
 ) -> DataFrame:
-    """Every graph node's representative (itself when kept), checked; plus ``fixed``."""
-    spark = graph.sparkSession
-    out = spark.createDataFrame([], "node string")
-    for df in removed:
+    """Every graph node's representative (itself when kept), checked: ``node, rep,
+    <score>`` in ordinals."""
+    out = removed[0]
+    for df in removed[1:]:
         out = out.unionByName(df)
     out = out.distinct().withColumn("__out", F.lit(True))
-    nodes = _node_keys(graph).select("node")
-    status = nodes.join(out, "node", "left").select(
-        "node", F.coalesce("__out", F.lit(False)).alias("out")
+    ends = graph.select(F.col("lo").alias("node")).unionByName(
+        graph.select(F.col("hi").alias("node"))
+    )
+    status = (
+        ends.distinct()
+        .join(out, "node", "left")
+        .select("node", F.coalesce("__out", F.lit(False)).alias("out"))
     )
     so = status.select(F.col("node").alias("lo"), F.col("out").alias("olo"))
     sh = status.select(F.col("node").alias("hi"), F.col("out").alias("ohi"))
@@ -268,7 +284,6 @@ def _assign(
         F.when(F.col("olo"), F.col("lo")).otherwise(F.col("hi")).alias("node"),
         F.struct(
             closer.alias("c"),
-            F.when(F.col("olo"), F.col("khi")).otherwise(F.col("klo")).alias("k"),
             F.when(F.col("olo"), F.col("hi")).otherwise(F.col("lo")).alias("rep"),
             F.col(score).alias("s"),
         ).alias("o"),
@@ -280,20 +295,28 @@ def _assign(
         F.lit("representatives").alias("what"), F.col("lo").alias("x"), F.col("hi").alias("y")
     )
     orphans = assigned.where(F.col("out") & F.col("o").isNull()).select(
-        F.lit("orphan").alias("what"), F.col("node").alias("x"), F.lit(None).cast("string")
+        F.lit("orphan").alias("what"), F.col("node").alias("x"), F.lit(None).cast("long")
     )
     bad = both_kept.unionByName(orphans.toDF("what", "x", "y")).first()
     if bad is not None and bad.what == "representatives":
-        raise AnchoredInconsistent(f"representatives {bad.x!r} and {bad.y!r} are a verified pair")
+        raise AnchoredInconsistent(f"representatives #{bad.x} and #{bad.y} are a verified pair")
     if bad is not None:
-        raise AnchoredInconsistent(f"removed node {bad.x!r} has no adjacent representative")
+        raise AnchoredInconsistent(f"removed node #{bad.x} has no adjacent representative")
     own = F.lit(1.0 if higher_is_closer else 0).cast(graph.schema[score].dataType)
-    result = assigned.select(
+    return assigned.select(
         "node",
         F.when(F.col("out"), F.col("o.rep")).otherwise(F.col("node")).alias("rep"),
         F.when(F.col("out"), F.col("o.s")).otherwise(own).alias(score),
     )
-    return _with_fixed(result, fixed, graph.schema[score].dataType)
+
+
+def _named(assignment: DataFrame, order: DataFrame) -> DataFrame:
+    """``assignment`` (``node, rep, <score>`` in ordinals) with the ids back."""
+    score = assignment.columns[2]
+    node = order.select(F.col("o").alias("node"), F.col("node").alias("__node"))
+    rep = order.select(F.col("o").alias("rep"), F.col("node").alias("__rep"))
+    named = assignment.join(node, "node").join(rep, "rep")
+    return named.select(F.col("__node").alias("node"), F.col("__rep").alias("rep"), score)
 
 
 def _with_fixed(assignment: DataFrame, fixed: DataFrame | None, kind: DataType) -> DataFrame:
