@@ -27,11 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pyspark.sql import SparkSession
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dedup import (  # noqa: E402
-    ROOT,
+from bench_dedup import (
     exact_pairs,
     load_real,
     scaled_corpus,
@@ -39,11 +35,10 @@ from bench_dedup import (  # noqa: E402
     start_spark,
     write_corpus,
 )
+from pyspark.sql import SparkSession
 
-sys.path.insert(0, str(ROOT / "jobs"))
-import dedup as dedup_job  # noqa: E402
-
-from neardup_udfs.config import load_config  # noqa: E402
+from neardup_udfs.config import load_config
+from neardup_udfs.runs import dedup as dedup_job
 
 THRESHOLD = 0.7
 

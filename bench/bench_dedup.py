@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 import xxhash
+from corpus import DEBIAN_COPYRIGHT, SHARED_DATA
 from numba import njit
 from pyspark.ml.feature import HashingTF, MinHashLSH
 from pyspark.ml.functions import vector_to_array
@@ -57,20 +58,16 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import pandas_udf
 from pyspark.sql.types import ArrayType, LongType
+from timing import best_of
+
+from neardup_udfs.config import DedupConfig, load_config
+from neardup_udfs.kernels.words_jit import word_shingles_batch
+from neardup_udfs.presets import Pipeline, resolve
+from neardup_udfs.runs import dedup as dedup_job
+from neardup_udfs.stages.verify import estimate_margin
+from neardup_udfs.udfs import exact_key_udf, fingerprint_udf
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import dedup as dedup_job  # noqa: E402
-from corpus import DEBIAN_COPYRIGHT, SHARED_DATA  # noqa: E402
-from timing import best_of  # noqa: E402
-
-from neardup_udfs.config import DedupConfig, load_config  # noqa: E402
-from neardup_udfs.kernels.words_jit import word_shingles_batch  # noqa: E402
-from neardup_udfs.presets import Pipeline, resolve  # noqa: E402
-from neardup_udfs.stages.verify import estimate_margin  # noqa: E402
-from neardup_udfs.udfs import exact_key_udf, fingerprint_udf  # noqa: E402
 
 TEXT_DATA = SHARED_DATA / "text"
 FORTUNES = TEXT_DATA / "debian_fortunes" / "fortunes_1.99.1-7.3.tar.xz"

@@ -61,14 +61,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import bench_clustering
+import bench_dedup
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_clustering  # noqa: E402
-import bench_dedup  # noqa: E402
-from bench_dedup import ROOT, Docs  # noqa: E402
+from bench_dedup import ROOT, Docs
 
 WORK = ROOT / "out" / "bench_dense"
 SEED = 20261201

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
+from corpus import load_corpus
+from project import load
+from timing import best_of
 
-from corpus import load_corpus  # noqa: E402
-from timing import best_of  # noqa: E402
+from neardup_udfs.kernels.featurize import fingerprints
+from neardup_udfs.kernels.normalize import normalize_utf8
 
-from neardup_udfs.kernels.featurize import fingerprints  # noqa: E402
-from neardup_udfs.kernels.normalize import normalize_utf8  # noqa: E402
-
-from oracle import naive_fingerprint  # noqa: E402
+naive_fingerprint = load("tests/oracle.py").naive_fingerprint
 
 TARGET_RATIO = 20.0
 TARGET_MBPS = 23.0

@@ -22,9 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_dense  # noqa: E402
+import bench_dense
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "out" / "bench_floor"

@@ -29,12 +29,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import bench_dedup
+import bench_dense
 import pyarrow.parquet as pq
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_dedup  # noqa: E402
-import bench_dense  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "out" / "bench_hamming"

@@ -49,17 +49,14 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
+import bench_dense
+import bench_images
 import numpy as np
 import pyarrow.parquet as pq
 from PIL import Image, ImageDraw, ImageEnhance, ImageOps
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_dense  # noqa: E402
-import bench_images  # noqa: E402
-
-from neardup_udfs.kernels import phash, simhash  # noqa: E402
-from neardup_udfs.kernels.hamming_tables import image_scheme  # noqa: E402
+from neardup_udfs.kernels import phash, simhash
+from neardup_udfs.kernels.hamming_tables import image_scheme
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "out" / "bench_image_keys"

@@ -32,19 +32,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "jobs"))
-sys.path.insert(0, str(ROOT / "tests"))
+import bench_dedup as bd
+from corpus import SHARED_DATA
+from PIL import Image
+from project import ROOT, load
 
-import bench_dedup as bd  # noqa: E402
-import images as images_job  # noqa: E402
-from corpus import SHARED_DATA  # noqa: E402
-from PIL import Image  # noqa: E402
-from test_spark_images import encode, variants  # noqa: E402
+from neardup_udfs.config import load_images_config
+from neardup_udfs.kernels import phash
+from neardup_udfs.runs import images as images_job
 
-from neardup_udfs.config import load_images_config  # noqa: E402
-from neardup_udfs.kernels import phash  # noqa: E402
+# the test's image edits; it imports the images job and warc_corpus by name, as under pytest
+load("jobs/images.py")
+load("tests/warc_corpus.py")
+_image_tests = load("tests/test_spark_images.py")
+encode, variants = _image_tests.encode, _image_tests.variants
 
 WORK = Path(os.environ.get("NEARDUP_BENCH_IMAGES_WORK", ROOT / "out" / "bench_images"))
 IMAGES = SHARED_DATA / "images"

@@ -31,18 +31,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "jobs"))
+import bench_dedup as bd
+from corpus import SHARED_DATA
+from project import ROOT, load
 
-import bench_dedup as bd  # noqa: E402
-import dedup as dedup_job  # noqa: E402
-import index as index_job  # noqa: E402
-from corpus import SHARED_DATA  # noqa: E402
+from neardup_udfs import index_store
+from neardup_udfs.config import load_config, load_index_config
+from neardup_udfs.index_query import LocalIndex
+from neardup_udfs.runs import dedup as dedup_job
 
-from neardup_udfs import index_store  # noqa: E402
-from neardup_udfs.config import load_config, load_index_config  # noqa: E402
-from neardup_udfs.index_query import LocalIndex  # noqa: E402
+index_job = load("jobs/index.py")
 
 WORK = Path(os.environ.get("NEARDUP_BENCH_INDEX_WORK", ROOT / "out" / "bench_index"))
 TARGET_RATIO = 2.0  # --against time at 10x the index over 1x

@@ -12,15 +12,12 @@ from __future__ import annotations
 import io
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+from PIL import Image
+from project import ROOT
+from timing import best_of
 
-from PIL import Image  # noqa: E402
-from timing import best_of  # noqa: E402
-
-from neardup_udfs.kernels.phash import phash_batch  # noqa: E402
+from neardup_udfs.kernels.phash import phash_batch
 
 IMAGES = ROOT / "tests" / "golden" / "phash-images"
 SIZE = (1024, 768)

@@ -9,15 +9,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+from corpus import load_corpus
+from timing import best_of
 
-from corpus import load_corpus  # noqa: E402
-from timing import best_of  # noqa: E402
-
-from neardup_udfs.kernels.words_jit import minhash_batch, simhash_batch  # noqa: E402
+from neardup_udfs.kernels.words_jit import minhash_batch, simhash_batch
 
 TARGET_MBPS = 15.0
 _WORD = re.compile(r"\w+")

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+from corpus import load_corpus
+from timing import best_of
 
-from corpus import load_corpus  # noqa: E402
-from timing import best_of  # noqa: E402
-
-from neardup_udfs.kernels import anchor, fingerprint_text  # noqa: E402
+from neardup_udfs.kernels import anchor, fingerprint_text
 
 TARGET_MBPS = 23.0
 

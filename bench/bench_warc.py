@@ -27,20 +27,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "jobs"))
-sys.path.insert(0, str(ROOT / "tests"))
+import bench_dedup as bd
+from corpus import SHARED_DATA
+from project import ROOT, load
+from timing import best_of
+from warcio.archiveiterator import ArchiveIterator
 
-import bench_dedup as bd  # noqa: E402
-import dedup as dedup_job  # noqa: E402
-from corpus import SHARED_DATA  # noqa: E402
-from timing import best_of  # noqa: E402
-from warc_corpus import Crawl, write_documents  # noqa: E402
-from warcio.archiveiterator import ArchiveIterator  # noqa: E402
+from neardup_udfs.config import load_config
+from neardup_udfs.runs import dedup as dedup_job
+from neardup_udfs.warc import WarcOptions, read_file
 
-from neardup_udfs.config import load_config  # noqa: E402
-from neardup_udfs.warc import WarcOptions, read_file  # noqa: E402
+_warc_corpus = load("tests/warc_corpus.py")
+Crawl, write_documents = _warc_corpus.Crawl, _warc_corpus.write_documents
 
 WORK = Path(os.environ.get("NEARDUP_BENCH_WARC_WORK", ROOT / "out" / "bench_warc"))
 CRAWL = SHARED_DATA / "crawl"

@@ -1218,12 +1218,10 @@ def run_job(
 ) -> Any:
     """The dedup job's ``run`` over one corpus (Spark started on first use)."""
     global _SPARK
-    sys.path.insert(0, str(ROOT / "bench"))
-    sys.path.insert(0, str(ROOT / "jobs"))
-    import dedup as dedup_job
     from bench_dedup import start_spark
 
     from neardup_udfs.config import ConfigError, load_config
+    from neardup_udfs.runs import dedup as dedup_job
 
     if _SPARK is None:
         _SPARK = start_spark()

@@ -36,13 +36,12 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from neardup_udfs.kernels import web_text
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 SHARED_DATA = ROOT.parent / "shared" / "data"
 ZH_MAN = Path("/usr/share/man/zh_CN")
 DEBIAN_DOC = Path("/usr/share/doc")
-
-from neardup_udfs.kernels import web_text  # noqa: E402
 
 # The same contract as web_text.visible_text, for the selectolax measurement.
 _BLOCK = (

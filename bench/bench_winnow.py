@@ -12,22 +12,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "jobs"))
+from bench_dedup import load_real, print_table, start_spark, write_corpus
+from corpus import SHARED_DATA
+from project import ROOT, load
+from timing import best_of
 
-import boilerplate as boilerplate_job  # noqa: E402
-import spans as spans_job  # noqa: E402
-from bench_dedup import load_real, print_table, start_spark, write_corpus  # noqa: E402
-from corpus import SHARED_DATA  # noqa: E402
-from timing import best_of  # noqa: E402
+from neardup_udfs.config import load_boilerplate_config, load_config, load_spans_config
+from neardup_udfs.kernels import winnow
+from neardup_udfs.stages.fingerprint import sketch
 
-from neardup_udfs.config import load_boilerplate_config, load_config, load_spans_config  # noqa: E402
-from neardup_udfs.kernels import winnow  # noqa: E402
-from neardup_udfs.stages.fingerprint import sketch  # noqa: E402
+boilerplate_job = load("jobs/boilerplate.py")
+spans_job = load("jobs/spans.py")
 
 K = W = 16
 WORK = ROOT / "out" / "bench_winnow"

@@ -15,7 +15,6 @@ TESTS = Path(__file__).parent
 # JIT compilation and a noisy 2-core machine make per-example timings meaningless.
 settings.register_profile("neardup", deadline=None)
 settings.load_profile("neardup")
-sys.path.insert(0, str(TESTS))  # the naive oracle lives beside the tests
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

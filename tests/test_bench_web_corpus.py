@@ -7,18 +7,13 @@ pages under tests/data/web/bench/man (see the README there), so that the test ne
 
 from __future__ import annotations
 
-import sys
 from itertools import combinations
 from pathlib import Path
 
+import bench_web as bw
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-import bench_web as bw  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "web"
 MAN = DATA / "bench" / "man"

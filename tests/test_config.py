@@ -156,9 +156,6 @@ def test_index_settings() -> None:
 def test_index_job_rejects_a_bad_command_line_before_spark(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    import sys
-
-    sys.path.insert(0, str(ROOT / "jobs"))
     import index as index_job
 
     assert index_job.main(["query", "--queries", "q.jsonl", "--index", "idx"]) == 2

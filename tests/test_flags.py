@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,6 @@ from neardup_udfs.config import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
 
 # dedup-job keys of conf/dedup.toml that index.py reads from the file but takes no flag for:
 # they do not touch an index (against/update_index: refused, index.py has --index).

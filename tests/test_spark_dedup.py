@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
+import dedup as dedup_job
 import numpy as np
 import pytest
 from chispa import assert_df_equality
@@ -32,16 +32,12 @@ from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.stages.verify import estimate_margin, verify
+from tests.greedy_oracle import oracle, oracle_clusters
+from tests.spark_settings import spark_conf
 
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import dedup as dedup_job  # noqa: E402
-
-from tests.greedy_oracle import oracle, oracle_clusters  # noqa: E402
-from tests.spark_settings import spark_conf  # noqa: E402
 
 MASK = 2**64 - 1
 

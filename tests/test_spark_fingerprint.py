@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fingerprint as fingerprint_job
 import pytest
 from chispa import assert_df_equality
 
@@ -20,9 +21,6 @@ from neardup_udfs.stages.fingerprint import fingerprint
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import fingerprint as fingerprint_job  # noqa: E402
 
 TEXTS = [
     "Your apple id has been locked. Please verify your account now.",

@@ -10,9 +10,9 @@ import io
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
+import images as images_job
 import pandas as pd
 import pytest
 from PIL import Image, ImageDraw, ImageFilter
@@ -26,9 +26,6 @@ pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "phash-images"
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import images as images_job  # noqa: E402
 
 VARIANTS = ("half", "double", "jpeg50", "crop5", "grey", "watermark")
 

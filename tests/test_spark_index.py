@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
+import dedup as dedup_job
+import index as index_job
 import numpy as np
 import pytest
 from dedup_corpus import Corpus, planted
@@ -25,10 +26,6 @@ from neardup_udfs.presets import resolve
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import dedup as dedup_job  # noqa: E402
-import index as index_job  # noqa: E402
 
 MINHASH = resolve("semblance", normalize="web", k=125, bands=25, rows=5)  # the jobs' defaults
 SIMHASH = resolve("ditto/2", normalize="web")

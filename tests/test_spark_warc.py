@@ -4,10 +4,11 @@ lines, every record accounted for, damaged files reported by how much they lost.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+import boilerplate as boilerplate_job
+import dedup as dedup_job
 import pytest
 from dedup_corpus import planted
 from warc_corpus import (
@@ -31,10 +32,6 @@ from neardup_udfs.warc import WarcOptions
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import boilerplate as boilerplate_job  # noqa: E402
-import dedup as dedup_job  # noqa: E402
 
 CORPUS = planted(n_families=8, n_singles=12, seed=11)
 

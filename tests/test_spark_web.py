@@ -6,10 +6,12 @@ visible text. One job run for the module."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+import bench_web as bw
+import dedup as dedup_job
 import pytest
+from test_bench_web_corpus import _build
 
 from neardup_udfs.config import load_config
 from neardup_udfs.presets import resolve
@@ -20,13 +22,6 @@ from neardup_udfs.stages.normalize import prepare
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-import bench_web as bw  # noqa: E402
-import dedup as dedup_job  # noqa: E402
-from test_bench_web_corpus import _build  # noqa: E402
 
 SCRIPT_ONLY = [
     ("empty-a", "<html><head><script>location.href='/a'</script></head><body></body></html>"),

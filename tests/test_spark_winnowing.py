@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import boilerplate as boilerplate_job
 import pytest
+import spans as spans_job
 from chispa import assert_df_equality
 from pyspark.sql import functions as F
 
@@ -26,16 +27,11 @@ from neardup_udfs.stages.winnowing import (
     fingerprints,
     remove_regions,
 )
+from tests.spark_settings import spark_conf
 
 pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "jobs"))
-
-import boilerplate as boilerplate_job  # noqa: E402
-import spans as spans_job  # noqa: E402
-
-from tests.spark_settings import spark_conf  # noqa: E402
 
 K, W = 8, 6
 FOOTER = (

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import uuid
 from pathlib import Path
 
+import dedup as dedup_job
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -22,8 +22,6 @@ from neardup_udfs.report_html import ReportError, build_report
 from neardup_udfs.storage import ArrowStorage, HadoopStorage, StorageError, join
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "jobs"))
-import dedup as dedup_job  # noqa: E402
 
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples")
 
