@@ -4,177 +4,22 @@ and write the documents without it.
     spark-submit --properties-file conf/spark-local.conf jobs/boilerplate.py \\
         --input PATH --output DIR [--config conf/boilerplate.toml] [overrides]
 
-Writes under DIR: regions/, cleaned/, boilerplate_top/, rejects/, report.json, and
-_MANIFEST.json last (the success marker). See README "Boilerplate job".
+Parses the arguments and calls ``neardup_udfs.runs.boilerplate.run``, which writes under DIR:
+regions/, cleaned/, boilerplate_top/, rejects/, report.json, and _MANIFEST.json last (the
+success marker). See README "Boilerplate job".
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.types import StringType
+from neardup_udfs.config import BoilerplateConfig, load_boilerplate_config
+from neardup_udfs.runs.boilerplate import Summary, run
+from neardup_udfs.runtime import add_input_arguments, job_main
 
-from neardup_udfs.config import (
-    BOILERPLATE_OUTPUTS,
-    BoilerplateConfig,
-    load_boilerplate_config,
-)
-from neardup_udfs.runtime import (
-    Cache,
-    LostRecords,
-    StageClock,
-    add_input_arguments,
-    begin_output,
-    counts_of,
-    job_main,
-    read_checked,
-    write_frames,
-    write_report,
-)
-from neardup_udfs.schemas import DOC_ID, TEXT
-from neardup_udfs.session import lineage_cuts, run_settings
-from neardup_udfs.stages.winnowing import (
-    WINNOW_VERSION,
-    cover_regions,
-    doc_freq,
-    fingerprints,
-    remove_regions,
-    winnow_id,
-)
-from neardup_udfs.storage import HadoopStorage
-from neardup_udfs.udfs import utf8_lossy_udf
-
-log = logging.getLogger("neardup.boilerplate")
-
-
-@dataclass
-class Summary:
-    """What a run did; also the counts of report.json."""
-
-    input: int = 0
-    rejected: int = 0
-    fingerprints: int = 0
-    regions: int = 0
-    docs_with_boilerplate: int = 0
-    bytes_in: int = 0
-    bytes_removed: int = 0
-    pipeline: str = ""
-    seconds: dict[str, float] = field(default_factory=dict)
-    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
-
-
-def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
-    """Find ``config.input``'s boilerplate regions and write the cleaned documents.
-
-    Notes:
-        Per document, the regions are exactly ``winnow.Index.cover(text, min_docs, min_run)``
-        of an index holding every (non-rejected) document, or, with ``group_col``, every
-        document of the same group. Raises LostRecords (and writes no manifest) unless every
-        input row is in ``cleaned/`` or ``rejects/``.
-    """
-    cache = Cache()
-    try:
-        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir):
-            return _run(spark, config, cache)
-    finally:
-        cache.release()
-
-
-def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summary:
-    clock = StageClock(log)
-    summary = Summary(pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
-    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(store, config.output)
-    group = config.group_col
-
-    with clock.stage("read"):
-        require = [("group_col", group)] if group is not None else []
-        read = read_checked(spark, config, cache, require=require)
-        good, n_good, rejects, summary.rejected = (
-            read.good,
-            read.n_good,
-            read.rejects,
-            read.n_rejected,
-        )
-        summary.input, summary.input_stats = read.rows, read.stats
-        text_col = read.text_col
-
-    with clock.stage("fingerprint"):
-        fps = fingerprints(good, config.k, config.w)
-        if group is not None:
-            fps = fps.join(good.select(DOC_ID, F.col(group)), DOC_ID)
-        fps, summary.fingerprints = cache.materialize(fps)
-
-    with clock.stage("cover"):
-        freq = doc_freq(fps, group)
-        regions = cover_regions(fps, freq, config.k, config.min_docs, config.min_run, group)
-        regions, summary.regions = cache.materialize(regions)
-        summary.docs_with_boilerplate = regions.select(DOC_ID).distinct().count()
-
-    with clock.stage("clean"):
-        cleaned = remove_regions(good.select(DOC_ID, TEXT), regions)
-        sizes = good.select(DOC_ID, F.octet_length(TEXT).alias("__in"))
-        measured = cleaned.join(sizes, DOC_ID).withColumn("__out", F.octet_length(TEXT))
-        measured, n_cleaned = cache.materialize(measured)
-        totals = measured.agg(F.sum("__in"), F.sum(F.col("__in") - F.col("__out"))).first()
-        summary.bytes_in = int(totals[0] or 0) if totals else 0
-        summary.bytes_removed = int(totals[1] or 0) if totals else 0
-        top = _top_passages(good, regions, config.top)
-
-    if n_cleaned != n_good or n_cleaned + summary.rejected != summary.input:
-        raise LostRecords(
-            f"input {summary.input}: cleaned {n_cleaned} + rejected {summary.rejected} != input"
-        )
-
-    with clock.stage("write"):
-        docs = good.drop(TEXT) if text_col != TEXT else good
-        clean = measured.select(DOC_ID, F.col(TEXT).alias("__clean"), "removed_fraction")
-        out_docs = docs.join(clean, DOC_ID).withColumn(text_col, F.col("__clean")).drop("__clean")
-        frames = {
-            "regions": regions,
-            "cleaned": out_docs,
-            "boilerplate_top": top,
-            "rejects": rejects,
-        }
-        write_frames(store, config.output, frames, config.outputs, BOILERPLATE_OUTPUTS)
-
-    write_report(
-        store,
-        config.output,
-        "boilerplate",
-        counts=counts_of(summary),
-        seconds=summary.seconds,
-        pipeline=(summary.pipeline, WINNOW_VERSION),
-        config=config,
-        input=summary.input_stats,
-        removed_fraction=round(summary.bytes_removed / summary.bytes_in, 6)
-        if summary.bytes_in
-        else 0.0,
-    )
-    return summary
-
-
-def _top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:
-    """``passage, length, docs``: the ``top`` boilerplate passages held by the most documents
-    (then the longest, then by bytes), each passage the region's bytes decoded as UTF-8
-    (a region may start or end inside a character: U+FFFD stands for the cut bytes)."""
-    text = F.col(TEXT)
-    if isinstance(docs.schema[TEXT].dataType, StringType):
-        text = F.encode(text, "UTF-8")
-    data = docs.select(DOC_ID, text.alias("__bytes"))
-    cut = F.substr(F.col("__bytes"), F.col("start") + 1, F.col("length"))
-    passages = regions.join(data, DOC_ID).select(DOC_ID, cut.alias("__cut"), "length")
-    counted = passages.groupBy("__cut", "length").agg(F.countDistinct(DOC_ID).alias("docs"))
-    order = [F.col("docs").desc(), F.col("length").desc(), F.col("__cut")]
-    best = counted.orderBy(*order).limit(top)
-    return best.select(utf8_lossy_udf()(F.col("__cut")).alias("passage"), "length", "docs")
+__all__ = ["Summary", "build_parser", "describe", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,187 +4,23 @@
     spark-submit jobs/index.py add   --input PATH --index DIR [method flags] [--batch-id ID]
     spark-submit jobs/index.py query --queries PATH --index DIR --output OUT [-k K | --top N]
 
-build creates DIR (an error if it already holds an index); add appends a batch atomically
-(a batch id already committed is a no-op). query writes OUT/results/ (query_id, rank,
-doc_id, distance | similarity), OUT/rejects/, report.json and _MANIFEST.json. See README
-"Index".
+Parses the arguments and calls ``neardup_udfs.runs.index.run``. build creates DIR (an error
+if it already holds an index); add appends a batch atomically (a batch id already committed
+is a no-op). query writes OUT/results/ (query_id, rank, doc_id, distance | similarity),
+OUT/rejects/, report.json and _MANIFEST.json. See README "Index".
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
-
-from neardup_udfs import index_store
 from neardup_udfs.config import IndexConfig, add_method_arguments, load_index_config
-from neardup_udfs.index_store import IndexStoreError
-from neardup_udfs.io import InputError
-from neardup_udfs.runtime import (
-    Cache,
-    StageClock,
-    add_input_arguments,
-    begin_output,
-    check_directory,
-    counts_of,
-    job_main,
-    read_checked,
-    write_frames,
-    write_report,
-)
-from neardup_udfs.schemas import DOC_ID, EXACT_KEY, REASON, TEXT
-from neardup_udfs.session import lineage_cuts, run_settings
-from neardup_udfs.stages.fingerprint import sketch
-from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
-from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
-from neardup_udfs.storage import HadoopStorage
-from neardup_udfs.udfs import exact_key_udf
+from neardup_udfs.runs.index import Summary, run
+from neardup_udfs.runtime import add_input_arguments, job_main
 
-log = logging.getLogger("neardup.index")
-
-
-@dataclass
-class Summary:
-    """What a run did."""
-
-    action: str = ""
-    input: int = 0
-    rejected: int = 0
-    indexed: int = 0  # build/add: documents this batch added (0: already committed)
-    index_documents: int = 0  # documents in the index after the run
-    batches: int = 0
-    queries: int = 0
-    results: int = 0
-    pipeline: str = ""
-    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
-    seconds: dict[str, float] = field(default_factory=dict)
-
-
-def run(spark: SparkSession, config: IndexConfig) -> Summary:
-    """Do ``config.action`` on the index ``config.index``; returns the counts.
-
-    Raises:
-        InputError: no index to add to or query, an index where build would create one, or
-            an index built with another pipeline or LSH shape (the message names both).
-    """
-    cache = Cache()
-    try:
-        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir):
-            return _run(spark, config, cache)
-    except IndexStoreError as e:
-        raise InputError(str(e)) from None
-    finally:
-        cache.release()
-
-
-def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
-    clock = StageClock(log)
-    summary = Summary(action=config.action, seconds=clock.seconds)
-    store = HadoopStorage(spark)
-    check_directory(store, config.index, "index")
-    exists = index_store.exists(config.index, store)
-    if config.action == "build" and exists:
-        raise IndexStoreError(f"{config.index!r} already holds an index: use add")
-    if config.action != "build" and not exists:
-        raise IndexStoreError(f"no index at {config.index!r} (no {index_store.MANIFEST})")
-    if config.action == "query":
-        return _query(spark, config, cache, clock, summary)
-
-    pipeline = config.pipeline()
-    previous = index_store.open_index(config.index, store) if exists else None
-    if previous is not None:
-        index_store.check_compatible(
-            previous, pipeline, config.k, config.index, config.hamming_blocks
-        )
-    manifest = previous or index_store.new_manifest(
-        config.preset_name, pipeline, config.k, config.hamming_scheme()
-    )
-    summary.pipeline = pipeline.id
-    with clock.stage("read") as rows:
-        read = read_checked(spark, config, cache)
-        good, n_good, rejects = read.good, read.n_good, read.rejects
-        summary.input, summary.rejected = read.rows, read.n_rejected
-        summary.input_stats = read.stats
-        rows.rows_in, rows.rows_out = summary.input, n_good
-
-    with clock.stage("index") as rows:
-        prepared = prepare(good, pipeline)
-        if pipeline.normalization.active:  # read three times below: normalized once
-            prepared, _ = cache.materialize(prepared)
-        docs = prepared.where(~is_empty(pipeline))
-        # a page with no visible text has nothing to match: a reject of the batch, not an entry
-        empty = prepared.where(is_empty(pipeline)).select(DOC_ID, F.lit(EMPTY).alias(REASON))
-        valued = sketch(docs, pipeline).join(
-            docs.select(DOC_ID, exact_key_udf(pipeline)(F.col(TEXT)).alias(EXACT_KEY)), DOC_ID
-        )
-        added = add_batch(
-            config.index,
-            manifest,
-            previous,
-            config.index_batch_id,
-            valued,
-            rejects.unionByName(empty) if pipeline.normalization.active else rejects,
-            keep=cache.keep,
-        )
-        summary.indexed = added.batch.documents if added.batch else 0
-        if added.batch:  # the read's rejects and the pages with no visible text
-            summary.rejected = added.batch.rejected
-        summary.index_documents = added.manifest.documents
-        summary.batches = len(added.manifest.batches)
-        rows.rows_in, rows.rows_out = n_good, summary.indexed
-    return summary
-
-
-def _query(
-    spark: SparkSession, config: IndexConfig, cache: Cache, clock: StageClock, summary: Summary
-) -> Summary:
-    store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    manifest = index_store.open_index(config.index, store)
-    pipeline = index_store.pipeline_of(manifest)
-    summary.pipeline = pipeline.id
-    summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
-    begin_output(store, config.output)
-    with clock.stage("read") as rows:
-        read = read_checked(spark, config, cache)
-        good, n_good, rejects = read.good, read.n_good, read.rejects
-        summary.input, summary.rejected, summary.queries = read.rows, read.n_rejected, n_good
-        summary.input_stats = read.stats
-        rows.rows_in, rows.rows_out = summary.input, n_good
-    with clock.stage("query") as rows:
-        queries = sketch(prepare(good, pipeline), pipeline).withColumnRenamed(DOC_ID, "query_id")
-        reader = IndexReader(spark, config.index, manifest)
-        if manifest.kind == "simhash":
-            results = query_near(reader, queries, config.k)
-        else:
-            results = query_similar(reader, queries, config.top, cache.keep)
-        results, summary.results = cache.materialize(results)
-        rows.rows_in, rows.rows_out = n_good, summary.results
-    with clock.stage("write"):
-        write_frames(
-            store,
-            config.output,
-            {"results": results, "rejects": rejects},
-            ("results", "rejects"),
-            ("results", "rejects"),
-        )
-    write_report(
-        store,
-        config.output,
-        "index-query",
-        counts=counts_of(summary, "action"),
-        seconds=summary.seconds,
-        pipeline=(pipeline.id, pipeline.version),
-        config=config,
-        index=index_store.describe(manifest),
-        input=summary.input_stats,
-    )
-    return summary
+__all__ = ["Summary", "build_parser", "describe", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,7 +31,7 @@ from neardup_udfs.io import (
     with_empty_files,
 )
 from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL, TEXT
-from neardup_udfs.session import fit_adaptive, fit_shuffle_partitions
+from neardup_udfs.session import fit_adaptive, fit_shuffle_partitions, lineage_cuts, run_settings
 from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.storage import HadoopStorage, Storage, file_in_the_way, join
 
@@ -43,6 +43,7 @@ __all__ = [
     "StageRows",
     "add_input_arguments",
     "begin_output",
+    "cached_run",
     "check_directory",
     "counts_of",
     "input_stats",
@@ -110,6 +111,18 @@ class Cache:
         for df in self.frames:
             df.unpersist()
         self.frames.clear()
+
+
+def cached_run(spark: SparkSession, checkpoint_dir: str | None, body: Callable[[Cache], S]) -> S:
+    """``body(cache)`` for one run, inside ``session.run_settings`` and
+    ``session.lineage_cuts`` (``checkpoint_dir``); every frame it persisted through ``cache``
+    is released before this returns or raises."""
+    cache = Cache()
+    try:
+        with run_settings(spark), lineage_cuts(spark, checkpoint_dir):
+            return body(cache)
+    finally:
+        cache.release()
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_spans_config
 from neardup_udfs.io import InputError
 from neardup_udfs.kernels import winnow
+from neardup_udfs.runs.boilerplate import top_passages
 from neardup_udfs.stages.winnowing import (
     aligned_spans,
     cover_regions,
@@ -380,7 +381,7 @@ def test_top_passages_survive_cuts_inside_characters(spark) -> None:  # type: ig
     regions = spark.createDataFrame(
         [(f"d{i}", start, 20) for i in range(3)], "doc_id string, start bigint, length bigint"
     )
-    rows = boilerplate_job._top_passages(docs, regions, 5).collect()
+    rows = top_passages(docs, regions, 5).collect()
     want = text.encode()[start : start + 20].decode("utf-8", "replace")
     assert [(r.passage, r.length, r.docs) for r in rows] == [(want, 20, 3)]
     assert want.startswith("\ufffd")
