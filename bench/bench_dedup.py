@@ -537,7 +537,7 @@ def edge_pairs(
 def exact_leaders(corpus: CorpusFile, preset: str) -> dict[str, str]:
     """Every document's exact-duplicate leader under ``preset`` (the job's exact stage, with
     the job's default normalization: a text it leaves empty is its own group)."""
-    normalize = DedupConfig().normalize
+    normalize = DedupConfig.__dataclass_fields__["normalize"].default
     texts = [str(t) for t in resolve(preset, normalize=normalize).normalize_batch(
         [t for _, t in corpus.docs]
     )]  # fmt: skip

@@ -253,11 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         "clusters": summary.clusters,
         "stage_seconds": summary.seconds,
         **quality([(r.path, r.cluster_id) for r in rows], family),
-        **removals(rows, family, cfg.k),
+        **removals(rows, family, cfg.max_distance),
     }
     results["job_connected"] = {
         **quality([(r.path, r.cluster_id) for r in single_rows], family),
-        **removals(single_rows, family, cfg.k),
+        **removals(single_rows, family, cfg.max_distance),
     }
     results["memory"] = memory(cfg_defaults.batch_images, cfg_defaults.max_pixels)
     j, m = results["job"], results["memory"]

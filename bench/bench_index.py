@@ -35,9 +35,9 @@ import bench_dedup as bd
 from corpus import SHARED_DATA
 from project import ROOT, load
 
-from neardup_udfs import index_store
 from neardup_udfs.config import load_config, load_index_config
-from neardup_udfs.index_query import LocalIndex
+from neardup_udfs.index import store as index_store
+from neardup_udfs.index.query import LocalIndex
 from neardup_udfs.runs import dedup as dedup_job
 
 index_job = load("jobs/index.py")

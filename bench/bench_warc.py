@@ -4,7 +4,7 @@ it and next to the same documents given as JSON lines?
     .venv/bin/python bench/bench_warc.py [--docs N] [--repeats R]
 
 1. Reader (no Spark), on the real crawl samples in ../shared/data/crawl (skipped with a
-   message when absent): ``neardup_udfs.warc.read_file`` over every file against the
+   message when absent): ``neardup_udfs.io.warc.read_file`` over every file against the
    baseline of bare warcio (iterate, read each payload), best of R; records/s, MB/s, ratio.
 2. Job (Spark local[2]): the dedup job (MinHash defaults) on N documents of the benchmark's
    family corpus written as a crawl (.warc.gz, 4 files, a request record before each page)
@@ -34,8 +34,8 @@ from timing import best_of
 from warcio.archiveiterator import ArchiveIterator
 
 from neardup_udfs.config import load_config
+from neardup_udfs.io.warc import WarcOptions, read_file
 from neardup_udfs.runs import dedup as dedup_job
-from neardup_udfs.warc import WarcOptions, read_file
 
 _warc_corpus = load("tests/warc_corpus.py")
 Crawl, write_documents = _warc_corpus.Crawl, _warc_corpus.write_documents

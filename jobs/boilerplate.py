@@ -17,21 +17,16 @@ from collections.abc import Sequence
 
 from neardup_udfs.config import BoilerplateConfig, load_boilerplate_config
 from neardup_udfs.runs.boilerplate import Summary, run
-from neardup_udfs.runtime import add_input_arguments, job_main
+from neardup_udfs.runtime import job_main, job_parser
 
 __all__ = ["Summary", "build_parser", "describe", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="boilerplate.py", description=__doc__.split("\n")[0])
-    add_input_arguments(p, "conf/boilerplate.toml")
-    p.add_argument("-k", type=int, help="winnowing k-gram size in bytes (default 16)")
-    p.add_argument("-w", type=int, help="winnowing window (default 16)")
-    p.add_argument("--min-docs", dest="min_docs", type=int, help="default 3")
-    p.add_argument("--min-run", dest="min_run", type=int, help="default 5")
-    p.add_argument("--group-col", dest="group_col", help="count documents per group (e.g. host)")
-    p.add_argument("--top", type=int, help="passages in boilerplate_top/ (default 100)")
-    return p
+    """A flag for every key of ``BoilerplateConfig`` (``conf/boilerplate.toml``)."""
+    return job_parser(
+        "boilerplate.py", __doc__.split("\n")[0], BoilerplateConfig, "conf/boilerplate.toml"
+    )
 
 
 def describe(config: BoilerplateConfig, s: Summary) -> str:

@@ -17,42 +17,18 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from neardup_udfs.config import (
-    REPRESENTATIVES,
-    VERIFICATIONS,
-    add_method_arguments,
-    load_config,
-)
+from neardup_udfs.config import DedupConfig, load_config
 from neardup_udfs.runs.dedup import Summary, run
-from neardup_udfs.runtime import add_input_arguments, job_main
-from neardup_udfs.stages.cluster import CLUSTERINGS
+from neardup_udfs.runtime import job_main, job_parser
 
 __all__ = ["Summary", "build_parser", "format_summary", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dedup.py", description="Remove near-duplicate documents.")
-    add_input_arguments(p, "conf/dedup.toml")
-    add_method_arguments(p, k_help="SimHash: max Hamming distance (default 3)")
-    p.add_argument("--verification", choices=VERIFICATIONS)
-    p.add_argument("--representative", choices=REPRESENTATIVES)
-    p.add_argument("--order-col", dest="order_col")
-    p.add_argument("--hot-bucket-size", dest="hot_bucket_size", type=int)
-    p.add_argument("--clustering", choices=CLUSTERINGS)
-    p.add_argument("--max-rounds", dest="max_rounds", type=int)
-    p.add_argument("--max-driver-edges", dest="max_driver_edges", type=int)
-    p.add_argument("--chaining-floor", dest="chaining_floor", type=float)
-    p.add_argument("--no-chaining", dest="no_chaining", action="store_true", default=None)
-    p.add_argument("--against", help="an index directory: also remove duplicates of it")
-    p.add_argument(
-        "--update-index",
-        dest="update_index",
-        action="store_true",
-        default=None,
-        help="append the kept documents to the --against index (created if absent)",
+    """A flag for every key of ``DedupConfig`` (``conf/dedup.toml``)."""
+    return job_parser(
+        "dedup.py", "Remove near-duplicate documents.", DedupConfig, "conf/dedup.toml"
     )
-    p.add_argument("--batch-id", dest="batch_id", help="the batch's id in the index")
-    return p
 
 
 def format_summary(s: Summary) -> str:

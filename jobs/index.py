@@ -16,24 +16,25 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from neardup_udfs.config import IndexConfig, add_method_arguments, load_index_config
+from neardup_udfs.config import INDEX_ACTIONS, IndexConfig, load_index_config
 from neardup_udfs.runs.index import Summary, run
-from neardup_udfs.runtime import add_input_arguments, job_main
+from neardup_udfs.runtime import job_main, job_parser
 
 __all__ = ["Summary", "build_parser", "describe", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="index.py", description="A persistent near-duplicate index.")
-    p.add_argument("action", choices=("build", "add", "query"))
-    add_input_arguments(p, "conf/dedup.toml")
-    p.add_argument("--index", help="the index directory")
-    p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
-    p.add_argument("--batch-id", dest="batch_id", help="build/add: the batch id (default: input)")
-    add_method_arguments(
-        p, k_help="SimHash: build: the index's distance; query: the search distance"
+    """The action, then a flag for every key of ``IndexConfig`` but the dedup job's own
+    ``against``/``update_index`` (``conf/dedup.toml``); ``--queries`` is ``--input``."""
+    p = job_parser(
+        "index.py",
+        "A persistent near-duplicate index.",
+        IndexConfig,
+        "conf/dedup.toml",
+        skip=("against", "update_index"),
     )
-    p.add_argument("--top", type=int, help="query, MinHash: results per query (default 10)")
+    p.add_argument("action", choices=INDEX_ACTIONS)
+    p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
     return p
 
 

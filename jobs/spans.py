@@ -18,20 +18,14 @@ from collections.abc import Sequence
 
 from neardup_udfs.config import SpansConfig, load_spans_config
 from neardup_udfs.runs.spans import Summary, run
-from neardup_udfs.runtime import add_input_arguments, job_main
+from neardup_udfs.runtime import job_main, job_parser
 
 __all__ = ["Summary", "build_parser", "describe", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="spans.py", description=__doc__.split("\n")[0])
-    add_input_arguments(p, "conf/spans.toml")
-    p.add_argument("--pairs", help="a dedup output's pairs/ or clusters/ directory")
-    p.add_argument("--query", help="provenance: query documents (same format and columns)")
-    p.add_argument("-k", type=int, help="winnowing k-gram size in bytes (default 16)")
-    p.add_argument("-w", type=int, help="winnowing window (default 16)")
-    p.add_argument("--max-doc-freq", dest="max_doc_freq", type=int, help="default 100")
-    return p
+    """A flag for every key of ``SpansConfig`` (``conf/spans.toml``)."""
+    return job_parser("spans.py", __doc__.split("\n")[0], SpansConfig, "conf/spans.toml")
 
 
 def describe(config: SpansConfig, s: Summary) -> str:

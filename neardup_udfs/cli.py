@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 import numpy as np
 
 from neardup_udfs import __version__
-from neardup_udfs.index_store import IndexStoreError, pipeline_of
+from neardup_udfs.index.store import IndexStoreError, pipeline_of
 from neardup_udfs.kernels import minhash, winnow
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
 
 if TYPE_CHECKING:
-    from neardup_udfs.storage import ArrowStorage
+    from neardup_udfs.io.storage import ArrowStorage
 
 __all__ = ["main"]
 
@@ -330,7 +330,7 @@ _MANIFEST_NAME = "_MANIFEST.json"  # = neardup_udfs.io.MANIFEST_NAME (io imports
 
 def _manifest_job(store: ArrowStorage, output_dir: str) -> str | None:
     """The ``job`` a finished output's manifest names (None when it names none)."""
-    from neardup_udfs.storage import join
+    from neardup_udfs.io.storage import join
 
     data = store.read_bytes(join(output_dir, _MANIFEST_NAME))
     try:
@@ -345,7 +345,7 @@ def _finished_output(output_dir: str) -> ArrowStorage | None:
     (the success marker every job writes last) is there. Otherwise None, after one line on
     stderr naming the directory: a killed run's outputs (report.json included) may be stale
     or partial, so nothing is read from or written to it."""
-    from neardup_udfs.storage import ArrowStorage, StorageError, join
+    from neardup_udfs.io.storage import ArrowStorage, StorageError, join
 
     try:
         store = ArrowStorage(output_dir)
@@ -364,7 +364,7 @@ def _finished_output(output_dir: str) -> ArrowStorage | None:
 def _cmd_clusters(args: argparse.Namespace) -> int:
     import pyarrow.parquet as pq
 
-    from neardup_udfs.storage import join
+    from neardup_udfs.io.storage import join
 
     store = _finished_output(args.output_dir)
     if store is None:
@@ -412,7 +412,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _open_local_index(path: str) -> Any:
-    from neardup_udfs.index_query import LocalIndex
+    from neardup_udfs.index.query import LocalIndex
 
     return LocalIndex(path)
 

@@ -1,37 +1,47 @@
-"""The dedup job's configuration: frozen, loaded from TOML, overridden from the command line,
-validated once before Spark starts."""
+"""Every job's settings: one frozen dataclass per job whose fields are the keys of its
+``conf/*.toml`` file, each declared once (``settings.setting``: type, default, unit,
+meaning, allowed values, old names). The TOML loader, the jobs' flags and the README's key
+tables are derived from these declarations; every config is checked when it is made
+(``__post_init__``), before Spark starts."""
 
 from __future__ import annotations
 
-import argparse
-import tomllib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from types import UnionType
-from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+import sys
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from neardup_udfs.io import INPUT_FORMATS
+from neardup_udfs import settings
+from neardup_udfs.io.readers import INPUT_FORMATS
+from neardup_udfs.io.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, IMAGE_CONTENT_TYPES, WarcOptions
 from neardup_udfs.kernels import lsh
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme, default_blocks, image_scheme
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
 from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
-from neardup_udfs.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, IMAGE_CONTENT_TYPES, WarcOptions
+from neardup_udfs.settings import ConfigError, comma_list, fail, setting
 
 __all__ = [
     "BoilerplateConfig",
+    "ClusterConfig",
     "ConfigError",
     "DedupConfig",
+    "FingerprintConfig",
     "ImagesConfig",
     "INDEX_ACTIONS",
     "IndexConfig",
     "InputConfig",
     "OUTPUTS",
+    "Paths",
+    "RunConfig",
+    "Settings",
     "SpansConfig",
-    "add_method_arguments",
+    "TABLES",
+    "WinnowConfig",
     "comma_list",
     "load_boilerplate_config",
     "load_config",
+    "load_fingerprint_config",
     "load_images_config",
     "load_index_config",
     "load_settings",
@@ -46,69 +56,342 @@ REPRESENTATIVES = ("min_id", "earliest", "longest")
 CLUSTERINGS = ("anchored", "connected")  # stages.cluster
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
+SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")
+BOILERPLATE_OUTPUTS = ("regions", "cleaned", "boilerplate_top", "rejects")
+IMAGE_FORMATS = ("files", "warc")
+IMAGE_OUTPUTS = ("clusters", "hashes", "rejects", "pairs")
+IMAGE_REPRESENTATIVES = ("pixels", "min_id")
+DEFAULT_THRESHOLD = 0.7  # minhash: the Jaccard threshold of a config that sets none
+KGRAM_BYTES = 16  # winnowing defaults: k-gram size in bytes ...
+WINDOW = 16  # ... and k-grams per window
+
+load_settings = settings.load
 
 
-C = TypeVar("C")  # a frozen config dataclass
+class Settings:
+    """A config that checks itself when made: each key against its declaration
+    (``settings.check``), then the keys together (``_check``, extended by subclasses)."""
 
+    def __post_init__(self) -> None:
+        settings.check(self)
+        self._check()
 
-class ConfigError(ValueError):
-    """An invalid or inconsistent setting; the message names the key."""
+    def _check(self) -> None:
+        """Settings that depend on each other; ConfigError names the key at fault."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as report.json records them (lists for tuples, dicts for tables)."""
+        d = asdict(self)  # type: ignore[call-overload]
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
 @dataclass(frozen=True)
-class InputConfig:
-    """The settings every job shares: where documents come from and where results go."""
+class Paths(Settings):
+    """Where a job reads and writes."""
 
-    input: str = ""
-    output: str = ""
-    input_format: str = "text"
-    id_col: str | None = None
-    text_col: str = "text"
-    max_text_bytes: int = 10_000_000
-    html_extractor: str = "raw"  # warc/wet: raw | resiliparse
-    warc_content_types: tuple[str, ...] = DEFAULT_CONTENT_TYPES
-    checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
-    allow_empty_input: bool = False  # no files or no records: an empty run, not an error
+    input: str = setting(
+        "",
+        "the input: a file, a directory (read recursively) or a glob, any path Spark reads "
+        "(usually `--input`)",
+        required="an input path",
+    )
+    output: str = setting(
+        "",
+        "the output directory, on any filesystem Spark writes: a path or a URI "
+        "(usually `--output`)",
+        required="an output directory",
+    )
+
+
+@dataclass(frozen=True)
+class RunConfig(Paths):
+    """The settings of a job that cuts its lineage (reliable checkpoints)."""
+
+    checkpoint_dir: str | None = setting(
+        None,
+        "the directory (every executor reaches it) of the reliable checkpoints that cut "
+        "lineage; they survive a lost executor",
+        unset="`spark.checkpoint.dir`, else local checkpoints",
+    )
+
+
+def _input_format() -> Any:
+    return setting(
+        "text",
+        "`text` (each file one document, raw bytes), `jsonl`, `parquet`, `warc` or `wet` "
+        "(one row per record)",
+        choices=INPUT_FORMATS,
+    )
+
+
+def _id_col() -> Any:
+    return setting(
+        None,
+        "the id column (jsonl, parquet; `url` for warc/wet makes the URI the id)",
+        unset="`<file URI>:<record index>` (warc/wet: the WARC-Record-ID)",
+    )
+
+
+def _text_col() -> Any:
+    return setting("text", "the text column (jsonl, parquet)")
+
+
+@dataclass(frozen=True)
+class InputConfig(RunConfig):
+    """The settings of every job that reads documents: where they come from, how they are
+    read, where results go."""
+
+    input_format: str = _input_format()
+    id_col: str | None = _id_col()
+    text_col: str = _text_col()
+    max_text_bytes: int = setting(
+        10_000_000, "a longer text goes to `rejects/`", unit="bytes", minimum=1
+    )
+    html_extractor: str = setting(
+        "raw",
+        "warc/wet HTML: `raw` (the page as it is) or `resiliparse` (its main-content text)",
+        choices=EXTRACTORS,
+    )
+    warc_content_types: tuple[str, ...] = setting(
+        DEFAULT_CONTENT_TYPES,
+        "warc/wet: the media types read as documents; other records go to `rejects/`",
+        nonempty=True,
+    )
+    allow_empty_input: bool = setting(
+        False,
+        "true: an input with no files or no records gives an empty run, not an error "
+        "(exit status 2)",
+    )
 
     def warc_options(self) -> WarcOptions:
         """How WARC/WET records become documents under this config."""
         return WarcOptions(self.warc_content_types, self.html_extractor, self.max_text_bytes)
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        for key, value in d.items():
-            if isinstance(value, tuple):
-                d[key] = list(value)
-        return d
+
+@dataclass(frozen=True)
+class ClusterConfig(Settings):
+    """How verified pairs become clusters (``stages.cluster``), for documents and images."""
+
+    hot_bucket_size: int = setting(
+        1000,
+        "a candidate bucket larger than this becomes a star around its smallest id",
+        unit="members",
+        minimum=1,
+    )
+    clustering: str = setting(
+        "anchored",
+        "`anchored` (a member is removed only for its own verified similarity to the one "
+        "kept) or `connected` (single link)",
+        choices=CLUSTERINGS,
+    )
+    max_rounds: int = setting(
+        50,
+        "anchored: parallel rounds before the driver must be able to finish; connected: the "
+        "run fails if not converged by then",
+        unit="rounds",
+        minimum=1,
+    )
+    max_driver_edges: int = setting(
+        200_000,
+        "anchored: once at most this many undecided edges are left, the driver finishes them",
+        unit="edges",
+        minimum=0,
+    )
 
 
 @dataclass(frozen=True)
-class DedupConfig(InputConfig):
-    """Every setting of ``jobs/dedup.py``; see ``conf/dedup.toml`` for each key's meaning."""
+class DedupConfig(InputConfig, ClusterConfig):
+    """Every setting of ``jobs/dedup.py``; ``conf/dedup.toml`` shows each key."""
 
-    method: str = "minhash"
-    normalize: str = "web"  # web | none: what texts become before shingling
-    preset: str | None = None
-    preset_options: Mapping[str, int] = field(default_factory=dict)
-    threshold: float | None = None
-    bands: int | None = None
-    rows: int | None = None
-    banding: str = "recall"
-    k: int = 3
-    hamming_blocks: int | None = None  # simhash: blocks of the multi-table keys (None: from k)
-    verification: str = "hybrid"
-    representative: str = "min_id"
-    order_col: str | None = None
-    outputs: tuple[str, ...] = ("docs", "clusters", "rejects", "samples")
-    hot_bucket_size: int = 1000
-    clustering: str = "anchored"
-    max_rounds: int = 50
-    max_driver_edges: int = 200_000
-    chaining_floor: float | None = None
-    no_chaining: bool = False
-    against: str | None = None  # an index directory: remove documents duplicating it
-    update_index: bool = False  # then append the kept documents to that index
-    batch_id: str | None = None  # the batch's id in the index (default: the input path)
+    normalize: str = setting(
+        "web",
+        "what texts become before shingling: `web` (the visible text of HTML, whitespace "
+        "collapsed, CJK characters as tokens) or `none`; part of the pipeline id",
+        choices=NORMALIZATIONS,
+    )
+    method: str = setting(
+        "minhash",
+        "`minhash` (MinHash LSH, Jaccard) or `simhash` (Hamming distance)",
+        choices=METHODS,
+    )
+    preset: str | None = setting(
+        None,
+        "a text preset of the method's kind",
+        unset="`semblance` (minhash), `ditto/2` (simhash)",
+    )
+    preset_options: Mapping[str, int] = setting(
+        {},
+        "the preset's own options as a TOML table, e.g. `{ char = 5 }` for ditto/2; part of "
+        "the pipeline id (`num_perm` and `shingle_words` name the common ones)",
+        flag=False,
+    )
+    num_perm: int | None = setting(
+        None,
+        "minhash: signature slots (the preset option `k` in the pipeline id); bands x rows "
+        "use at most this many",
+        unit="slots",
+        unset="the preset's (128 for semblance)",
+        minimum=1,
+    )
+    shingle_words: int | None = setting(
+        None,
+        "words per shingle (the preset option `w` of semblance and semblance-simhash, in the "
+        "pipeline id)",
+        unit="words",
+        unset="the preset's (3)",
+        minimum=1,
+    )
+    threshold: float | None = setting(
+        None,
+        "minhash: the Jaccard threshold pairs are verified against; bands x rows follow from it",
+        unset=str(DEFAULT_THRESHOLD),
+        above=0.0,
+        below=1.0,
+    )
+    bands: int | None = setting(
+        None,
+        "minhash: LSH bands, given with `rows`; bands x rows <= the signature slots",
+        unset="from `threshold` and `banding`",
+        minimum=1,
+    )
+    rows: int | None = setting(
+        None,
+        "minhash: rows (signature slots) per band, given with `bands`",
+        unset="from `threshold` and `banding`",
+        minimum=1,
+    )
+    banding: str = setting(
+        "recall",
+        "minhash: `recall` (pairs at threshold + 0.05 are candidates with p >= 0.995: 25 x 5 "
+        "at 0.7) or `semblance` (the preset's closest-threshold shape, 16 x 8)",
+        choices=BANDINGS,
+    )
+    max_distance: int = setting(
+        3,
+        "simhash: the largest Hamming distance of a near-duplicate pair",
+        unit="bits",
+        minimum=0,
+        maximum=63,
+        aliases=("k",),
+    )
+    hamming_blocks: int | None = setting(
+        None,
+        "simhash: candidate keys cut the 64 bits into this many blocks, one table per choice "
+        "of blocks - max_distance; `max_distance + 1` is ditto's index",
+        unset="from `max_distance` (6 at 3)",
+    )
+    verification: str = setting(
+        "hybrid",
+        "minhash: `hybrid` (the signature estimate when > 4 sd from the threshold, else the "
+        "exact Jaccard), `exact` or `estimate`; simhash: the distance is always checked "
+        "(`off` accepted)",
+        choices=VERIFICATIONS,
+    )
+    representative: str = setting(
+        "min_id",
+        "the document kept: `min_id`, `earliest` (by `order_col`, nulls last) or `longest`; "
+        "ties to the smallest id",
+        choices=REPRESENTATIVES,
+    )
+    order_col: str | None = setting(
+        None, 'the column `representative = "earliest"` orders by (required then)'
+    )
+    outputs: tuple[str, ...] = setting(
+        ("docs", "clusters", "rejects", "samples"),
+        "the output directories written; also `pairs` (verified edges); `matches/` is "
+        "written whenever `against` is set",
+        choices=OUTPUTS,
+    )
+    chaining_floor: float | None = setting(
+        None,
+        "connected only: the least similarity (or largest distance) to the representative; "
+        "members beyond it are counted as `chained`",
+        unset="`threshold` (minhash), `max_distance` (simhash)",
+        minimum=0.0,
+    )
+    no_chaining: bool = setting(
+        False, "connected only: true keeps the members beyond the floor as documents of their own"
+    )
+    against: str | None = setting(
+        None,
+        "an index directory: documents near an indexed one are removed too (listed in `matches/`)",
+    )
+    update_index: bool = setting(
+        False, "true: then append the kept documents to the `against` index (created if absent)"
+    )
+    batch_id: str | None = setting(
+        None,
+        "the batch's id in the index; an id already committed adds nothing",
+        unset="the input path",
+    )
+
+    def _check(self) -> None:
+        super()._check()
+        if self.clustering == "anchored":
+            for key, unset in (("chaining_floor", None), ("no_chaining", False)):
+                if getattr(self, key) != unset:
+                    why = "anchored removes only documents verified near the kept one"
+                    raise fail(key, f"applies to clustering 'connected' only ({why})")
+        if self.representative == "earliest" and not self.order_col:
+            raise fail("order_col", "representative 'earliest' needs an order column")
+        self._check_method()
+        if self.update_index and not self.against:
+            raise fail("update_index", "needs an index: give against = the index directory")
+        if "matches" in self.outputs and not self.against:
+            raise fail("outputs", "'matches' needs an index to match against (against)")
+        try:
+            self.pipeline()  # ConfigError names bands/rows; a PresetError is an option's doing
+        except PresetError as e:
+            raise fail(self._option_key(str(e)), str(e)) from None
+
+    def _check_method(self) -> None:
+        try:
+            preset = get_preset(self.preset_name)
+        except PresetError as e:
+            raise fail("preset", str(e)) from None
+        name = self.preset_name
+        if preset.input != "text":
+            raise fail("preset", f"{name!r} reads {preset.input}s; the dedup job reads text")
+        if self.method == "minhash":
+            if preset.kind != "minhash":
+                raise fail("preset", f"{name!r} is not a MinHash preset (method minhash)")
+            if self.verification == "off":
+                raise fail("verification", "'off' is for simhash only (MinHash pairs need a check)")
+            if self.hamming_blocks is not None:
+                raise fail("hamming_blocks", "applies to method simhash only")
+            return
+        if preset.kind != "simhash":
+            raise fail("preset", f"{name!r} is not a SimHash preset (method simhash)")
+        for key in ("threshold", "bands", "rows", "num_perm"):
+            if getattr(self, key) is not None:
+                raise fail(key, "applies to method minhash only")
+        try:
+            self.hamming_scheme()
+        except ValueError as e:
+            raise fail("hamming_blocks", str(e)) from None
+
+    def _option_key(self, message: str) -> str:
+        """The key a preset's complaint about ``message``'s option came from."""
+        for key, option in (("num_perm", "k"), ("shingle_words", "w")):
+            if getattr(self, key) is not None and f"option {option!r}" in message:
+                return key
+        return "preset_options" if self.preset_options else "preset"
+
+    def preset_arguments(self) -> dict[str, Any]:
+        """The preset options this config sets: ``preset_options``, with ``num_perm`` as
+        ``k`` and ``shingle_words`` as ``w``.
+
+        Raises:
+            ConfigError: a key given both ways (the message names both)."""
+        options: dict[str, Any] = dict(self.preset_options)
+        for key, option in (("num_perm", "k"), ("shingle_words", "w")):
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if option in options:
+                raise fail(key, f"given twice: as {key} and as preset_options {option!r}")
+            options[option] = value
+        return options
 
     @property
     def index_batch_id(self) -> str:
@@ -122,19 +405,24 @@ class DedupConfig(InputConfig):
 
     def hamming_scheme(self) -> Scheme | None:
         """SimHash: the candidate keys' scheme (``kernels.hamming_tables``): ``hamming_blocks``
-        blocks, else the default for ``k``; ``hamming_blocks = k + 1`` is ditto's index.
+        blocks, else the default for ``max_distance``; ``max_distance + 1`` blocks is ditto's
+        index.
         None for MinHash (no Hamming keys)."""
         if self.method != "simhash":
             return None
-        blocks = self.hamming_blocks if self.hamming_blocks is not None else default_blocks(self.k)
-        return Scheme(blocks, self.k)
+        blocks = (
+            self.hamming_blocks
+            if self.hamming_blocks is not None
+            else default_blocks(self.max_distance)
+        )
+        return Scheme(blocks, self.max_distance)
 
     def pipeline(self) -> Pipeline:
         """The resolved preset pipeline, with the ``normalize`` normalization.
 
         Notes:
-            MinHash signatures have ``bands * rows`` slots, at most the preset's ``k`` (128
-            for semblance, or ``preset_options``' ``k``): the explicit ``bands``/``rows``;
+            MinHash signatures have ``bands * rows`` slots, at most ``num_perm`` (the
+            preset option ``k``: 128 for semblance): the explicit ``bands``/``rows``;
             else, for ``banding = "recall"``, ``lsh.recall_params`` (pairs at threshold +
             0.05 become candidates with probability >= 0.995: 125 of 128 slots for the
             default 0.7 -> 25 x 5); ``"semblance"`` takes the preset's own closest-threshold
@@ -143,11 +431,12 @@ class DedupConfig(InputConfig):
             pipeline.
 
         Raises:
-            ConfigError: only one of ``bands``/``rows``, or a shape that does not fit the
-                preset's signature (the message names the keys and flags to set).
+            ConfigError: an option given twice, only one of ``bands``/``rows``, or a shape
+                that does not fit the preset's signature (the message names the keys and
+                flags to set).
             PresetError: a ``preset_options`` value the preset does not accept.
         """
-        options: dict[str, Any] = dict(self.preset_options)
+        options = self.preset_arguments()
         if self.method == "minhash":
             slots = int(options.get("k", get_preset(self.preset_name).options["k"].default))
             shape = self._explicit_shape(slots)
@@ -164,10 +453,9 @@ class DedupConfig(InputConfig):
         if self.bands is None and self.rows is None:
             return None
         if self.bands is None or self.rows is None:
-            raise _fail("bands", "give both bands and rows, or neither (the threshold decides)")
-        _check_positive(self, ["bands", "rows"])
+            raise fail("bands", "give both bands and rows, or neither (the threshold decides)")
         if self.bands * self.rows > slots:
-            raise _fail(
+            raise fail(
                 "bands",
                 f"{self.bands} x {self.rows} = {self.bands * self.rows} slots do not fit the "
                 f"{slots}-slot signatures of preset {self.preset_name!r}: give --bands B "
@@ -178,117 +466,7 @@ class DedupConfig(InputConfig):
     @property
     def jaccard_threshold(self) -> float:
         """MinHash: the verification threshold (default 0.7)."""
-        return 0.7 if self.threshold is None else self.threshold
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["preset_options"] = dict(self.preset_options)
-        return d
-
-
-def _fail(key: str, message: str) -> ConfigError:
-    return ConfigError(f"config key {key!r}: {message}")
-
-
-def _check_choices(choices: Mapping[str, tuple[Any, Sequence[str]]]) -> None:
-    for key, (value, allowed) in choices.items():
-        if value not in allowed:
-            raise _fail(key, f"{value!r} is not one of {', '.join(allowed)}")
-
-
-def _check_positive(c: Any, keys: Iterable[str]) -> None:
-    for key in keys:
-        if int(getattr(c, key)) < 1:
-            raise _fail(key, f"must be a positive integer, got {getattr(c, key)!r}")
-
-
-def _check_input(c: InputConfig, need_output: bool = True) -> None:
-    if not c.input:
-        raise _fail("input", "an input path is required")
-    if need_output and not c.output:
-        raise _fail("output", "an output directory is required")
-    _check_choices(
-        {
-            "input_format": (c.input_format, INPUT_FORMATS),
-            "html_extractor": (c.html_extractor, EXTRACTORS),
-        }
-    )
-    _check_positive(c, ["max_text_bytes"])
-    if not c.warc_content_types:
-        raise _fail("warc_content_types", "name at least one media type")
-
-
-def _check_outputs(outputs: Sequence[str], allowed: Sequence[str]) -> None:
-    bad = [o for o in outputs if o not in allowed]
-    if bad:
-        raise _fail("outputs", f"{bad[0]!r} is not one of {', '.join(allowed)}")
-
-
-def _check_clustering(max_driver_edges: int) -> None:
-    if max_driver_edges < 0:
-        raise _fail("max_driver_edges", f"must be >= 0, got {max_driver_edges}")
-
-
-def _validate(c: DedupConfig, need_output: bool = True) -> DedupConfig:
-    _check_input(c, need_output)
-    choices = {
-        "method": (c.method, METHODS),
-        "normalize": (c.normalize, NORMALIZATIONS),
-        "verification": (c.verification, VERIFICATIONS),
-        "banding": (c.banding, BANDINGS),
-        "representative": (c.representative, REPRESENTATIVES),
-        "clustering": (c.clustering, CLUSTERINGS),
-    }
-    _check_choices(choices)
-    _check_positive(c, ["hot_bucket_size", "max_rounds"])
-    _check_clustering(c.max_driver_edges)
-    if c.clustering == "anchored":
-        for key, unset in (("chaining_floor", None), ("no_chaining", False)):
-            if getattr(c, key) != unset:
-                why = "anchored removes only documents verified near the kept one"
-                raise _fail(key, f"applies to clustering 'connected' only ({why})")
-    _check_outputs(c.outputs, OUTPUTS)
-    if c.representative == "earliest" and not c.order_col:
-        raise _fail("order_col", "representative 'earliest' needs an order column")
-    try:
-        preset = get_preset(c.preset_name)
-    except PresetError as e:
-        raise _fail("preset", str(e)) from None
-    kind = preset.kind
-    if preset.input != "text":
-        raise _fail("preset", f"{c.preset_name!r} reads {preset.input}s; the dedup job reads text")
-    if c.method == "minhash":
-        if kind != "minhash":
-            raise _fail("preset", f"{c.preset_name!r} is not a MinHash preset (method minhash)")
-        if c.threshold is not None and not 0.0 < c.threshold < 1.0:
-            raise _fail("threshold", f"must be in (0, 1), got {c.threshold!r}")
-        if c.verification == "off":
-            raise _fail("verification", "'off' is for simhash only (MinHash pairs need a check)")
-        if c.hamming_blocks is not None:
-            raise _fail("hamming_blocks", "applies to method simhash only")
-    else:
-        if kind != "simhash":
-            raise _fail("preset", f"{c.preset_name!r} is not a SimHash preset (method simhash)")
-        if not 0 <= c.k <= 63:
-            raise _fail("k", f"the Hamming distance must be in [0, 63], got {c.k}")
-        for key in ("threshold", "bands", "rows"):
-            if getattr(c, key) is not None:
-                raise _fail(key, "applies to method minhash only")
-        try:
-            c.hamming_scheme()
-        except ValueError as e:
-            raise _fail("hamming_blocks", str(e)) from None
-    if c.update_index and not c.against:
-        raise _fail("update_index", "needs an index: give against = the index directory")
-    if "matches" in c.outputs and not c.against:
-        raise _fail("outputs", "'matches' needs an index to match against (against)")
-    if c.chaining_floor is not None and c.chaining_floor < 0:
-        raise _fail("chaining_floor", f"must be >= 0, got {c.chaining_floor}")
-    try:
-        c.pipeline()  # ConfigError names bands/rows; a PresetError is preset_options' doing
-    except PresetError as e:
-        raise _fail("preset_options" if c.preset_options else "preset", str(e)) from None
-    return c
+        return DEFAULT_THRESHOLD if self.threshold is None else self.threshold
 
 
 def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
@@ -299,254 +477,291 @@ def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
         ConfigError: an unknown key, a value of the wrong type, or an invalid or inconsistent
             setting; the message names the key.
     """
-    return _validate(load_settings(DedupConfig, path, **overrides))
+    return settings.load(DedupConfig, path, **overrides)
 
 
 @dataclass(frozen=True)
 class IndexConfig(DedupConfig):
     """Settings of ``jobs/index.py``: the dedup job's method settings (they fix the index's
-    pipeline and LSH shape), plus the action and the index directory."""
+    pipeline and LSH shape), plus the action and the index directory. ``build`` and ``add``
+    write only into the index; ``query`` writes its results to ``output``."""
 
-    action: str = "build"  # build | add | query
-    index: str = ""
-    top: int = 10  # query on a MinHash index: results per query (semblance Forest top-k)
-    outputs: tuple[str, ...] = ()
+    action: str = setting(
+        "build",
+        "`build`, `add` or `query` (the job's first argument)",
+        choices=INDEX_ACTIONS,
+        flag=False,
+    )
+    index: str = setting("", "the index directory", required="an index directory")
+    top: int = setting(
+        10, "query on a MinHash index: results per query (semblance Forest top-k)", minimum=1
+    )
+    output: str = setting("", "query: the directory its results go to")
+    outputs: tuple[str, ...] = setting(
+        (), "none: the index job writes no optional outputs", choices=(), flag=False
+    )
+
+    def _check(self) -> None:
+        if self.action == "query" and not self.output:
+            raise fail("output", "an output directory is required")
+        if self.against or self.update_index:
+            raise fail("against", "is a dedup job setting; index.py reads and writes --index")
+        super()._check()
 
 
 def load_index_config(path: str | None = None, **overrides: Any) -> IndexConfig:
-    """``IndexConfig`` from TOML + overrides, validated (ConfigError names the key).
-
-    Notes:
-        ``query`` needs ``output`` (where results go); ``build`` and ``add`` write only into
-        the index. For ``query``, ``k`` is the search distance (clamped down to the index's).
-    """
-    c = load_settings(IndexConfig, path, **overrides)
-    _check_choices({"action": (c.action, INDEX_ACTIONS)})
-    if not c.index:
-        raise _fail("index", "an index directory is required")
-    if c.against or c.update_index:
-        raise _fail("against", "is a dedup job setting; index.py reads and writes --index")
-    _check_positive(c, ["top"])
-    _validate(c, need_output=c.action == "query")
-    return c
-
-
-def load_settings(cls: type[C], path: str | None = None, **overrides: Any) -> C:
-    """An instance of the config dataclass ``cls``: its defaults, then the TOML file ``path``
-    (if any), then ``overrides`` (``None`` = unset); keys and value types checked.
-
-    Raises:
-        ConfigError: an unreadable or invalid file, an unknown key, or a value of the wrong
-            type; the message names the file or the key.
-    """
-    values: dict[str, Any] = {}
-    if path:
-        try:
-            with open(path, "rb") as fh:
-                values = tomllib.load(fh)
-        except OSError as e:
-            raise ConfigError(f"cannot read config file {path!r}: {e.strerror}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"config file {path!r} is not valid TOML: {e}") from None
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    hints = get_type_hints(cls)
-    for key, value in values.items():
-        if key not in hints:
-            raise ConfigError(f"unknown config key {key!r}")
-        expected = _expected_types(hints[key])
-        if isinstance(value, bool) and bool not in expected:
-            raise _fail(key, f"expected {expected[0].__name__}, got {value!r}")
-        if not isinstance(value, expected):
-            raise _fail(key, f"expected {expected[0].__name__}, got {value!r}")
-        if isinstance(value, list):
-            values[key] = tuple(value)
-    return replace(cls(), **values)  # type: ignore[type-var]
-
-
-def _expected_types(hint: Any) -> tuple[type, ...]:
-    """The runtime types a TOML or command-line value may have for a field's type hint."""
-    args = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
-    out: list[type] = []
-    for arg in args:
-        if arg is type(None):
-            continue
-        origin = get_origin(arg) or arg
-        if origin is float:
-            out += [float, int]
-        elif origin is tuple:
-            out += [tuple, list]
-        else:
-            out.append(origin)
-    return tuple(out)
-
-
-def comma_list(value: str) -> tuple[str, ...]:
-    """A list key's value on the command line: its items comma-separated
-    (``--outputs docs,pairs`` for ``outputs = ["docs", "pairs"]``)."""
-    return tuple(value.split(","))
-
-
-def add_method_arguments(p: argparse.ArgumentParser, k_help: str) -> None:
-    """The flags of the keys that fix a text job's pipeline and LSH shape: ``--normalize``,
-    ``--method``, ``--preset``, ``--threshold``, ``--banding``, ``--bands``, ``--rows`` and
-    ``-k`` (help ``k_help``), each setting the key of its name and defaulting to None
-    (= not given, the config file's value stands)."""
-    p.add_argument(
-        "--normalize",
-        choices=NORMALIZATIONS,
-        help="web (default): visible text of HTML, whitespace collapsed, CJK characters as tokens",
-    )
-    p.add_argument("--method", choices=METHODS)
-    p.add_argument("--preset")
-    p.add_argument("--threshold", type=float, help="MinHash: Jaccard threshold (default 0.7)")
-    p.add_argument(
-        "--banding",
-        choices=BANDINGS,
-        help="MinHash: bands x rows from the threshold: recall (default: pairs at threshold "
-        "+ 0.05 found with p >= 0.995) | semblance (the preset's closest-threshold shape)",
-    )
-    p.add_argument("--bands", type=int, help="MinHash: LSH bands instead (with --rows)")
-    p.add_argument(
-        "--rows", type=int, help="MinHash: rows per band (bands x rows <= the preset's k, 128)"
-    )
-    p.add_argument("-k", type=int, help=k_help)
-    p.add_argument(
-        "--hamming-blocks",
-        dest="hamming_blocks",
-        type=int,
-        help="SimHash: split the 64 bits into this many blocks, one candidate table per "
-        "choice of blocks - k of them (default from k: 6 for k = 3, 20 tables of 31-33-bit "
-        "keys; k + 1 is ditto's index)",
-    )
-
-
-SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")
-BOILERPLATE_OUTPUTS = ("regions", "cleaned", "boilerplate_top", "rejects")
+    """``IndexConfig`` from TOML + overrides, checked (ConfigError names the key). For
+    ``query``, ``max_distance`` is the search distance (clamped down to the index's)."""
+    return settings.load(IndexConfig, path, **overrides)
 
 
 @dataclass(frozen=True)
 class WinnowConfig(InputConfig):
     """Settings shared by the winnowing jobs: the fingerprint's k-gram and window sizes."""
 
-    k: int = 16  # k-gram size in bytes
-    w: int = 16  # window: shared passages of >= w + k - 1 bytes are always found
+    kgram_bytes: int = setting(
+        KGRAM_BYTES,
+        "the k-gram size; shorter shared passages are never found; part of the pipeline id",
+        unit="bytes",
+        minimum=1,
+        aliases=("k",),
+    )
+    window: int = setting(
+        WINDOW,
+        "k-grams per window: shared passages of >= window + kgram_bytes - 1 bytes always "
+        "share a fingerprint; part of the pipeline id",
+        unit="k-grams",
+        minimum=1,
+        aliases=("w",),
+    )
 
 
 @dataclass(frozen=True)
 class SpansConfig(WinnowConfig):
-    """Every setting of ``jobs/spans.py``; see ``conf/spans.toml``."""
+    """Every setting of ``jobs/spans.py``; ``conf/spans.toml`` shows each key. Give exactly
+    one of ``pairs`` and ``query``."""
 
-    pairs: str | None = None  # a dedup output's pairs/ or clusters/ (parquet)
-    query: str | None = None  # provenance: query documents, read like ``input``
-    max_doc_freq: int = 100  # provenance: hashes occurring more often in the corpus are skipped
-    outputs: tuple[str, ...] = ("spans", "pair_summary", "rejects")
+    pairs: str | None = setting(
+        None,
+        "pairs mode: a dedup output's `pairs/` (a, b) or `clusters/` (representative, member)",
+    )
+    query: str | None = setting(None, "provenance mode: the query documents, read like `input`")
+    max_doc_freq: int = setting(
+        100,
+        "provenance: a hash occurring more often in the corpus is skipped as boilerplate "
+        "(`hot_hashes`)",
+        unit="occurrences",
+        minimum=1,
+    )
+    outputs: tuple[str, ...] = setting(
+        SPANS_OUTPUTS, "the output directories written", choices=SPANS_OUTPUTS
+    )
+
+    def _check(self) -> None:
+        super()._check()
+        if (self.pairs is None) == (self.query is None):
+            raise fail("pairs", "give exactly one of pairs (a dedup output) or query (documents)")
+
+
+def load_spans_config(path: str | None = None, **overrides: Any) -> SpansConfig:
+    """``SpansConfig`` from TOML + overrides, checked (ConfigError names the key)."""
+    return settings.load(SpansConfig, path, **overrides)
 
 
 @dataclass(frozen=True)
 class BoilerplateConfig(WinnowConfig):
-    """Every setting of ``jobs/boilerplate.py``; see ``conf/boilerplate.toml``."""
+    """Every setting of ``jobs/boilerplate.py``; ``conf/boilerplate.toml`` shows each key."""
 
-    min_docs: int = 3  # a fingerprint held by this many documents is boilerplate
-    min_run: int = 5  # ... when at least this many such fingerprints are consecutive
-    group_col: str | None = None  # count documents within this column's groups (e.g. host)
-    top: int = 100  # boilerplate_top/: this many most frequent passages
-    outputs: tuple[str, ...] = ("regions", "cleaned", "boilerplate_top", "rejects")
-
-
-def _check_winnow(c: WinnowConfig) -> None:
-    _check_input(c)
-    _check_positive(c, ["k", "w"])
-
-
-def load_spans_config(path: str | None = None, **overrides: Any) -> SpansConfig:
-    """``SpansConfig`` from TOML + overrides, validated (ConfigError names the key)."""
-    c = load_settings(SpansConfig, path, **overrides)
-    _check_winnow(c)
-    _check_positive(c, ["max_doc_freq"])
-    _check_outputs(c.outputs, SPANS_OUTPUTS)
-    if (c.pairs is None) == (c.query is None):
-        raise _fail("pairs", "give exactly one of pairs (a dedup output) or query (documents)")
-    return c
+    min_docs: int = setting(
+        3,
+        "documents (the document itself included) that must hold a fingerprint for it to be "
+        "boilerplate",
+        unit="documents",
+        minimum=1,
+    )
+    min_run: int = setting(
+        5,
+        "a region needs at least this many such fingerprints in a row",
+        unit="fingerprints",
+        minimum=0,
+    )
+    group_col: str | None = setting(
+        None,
+        "count documents within each value of this column instead (e.g. the host of a crawl "
+        "record)",
+        unset="the whole corpus",
+    )
+    top: int = setting(
+        100,
+        "`boilerplate_top/` holds this many passages, those held by the most documents",
+        unit="passages",
+        minimum=1,
+    )
+    outputs: tuple[str, ...] = setting(
+        BOILERPLATE_OUTPUTS, "the output directories written", choices=BOILERPLATE_OUTPUTS
+    )
 
 
 def load_boilerplate_config(path: str | None = None, **overrides: Any) -> BoilerplateConfig:
-    """``BoilerplateConfig`` from TOML + overrides, validated (ConfigError names the key)."""
-    c = load_settings(BoilerplateConfig, path, **overrides)
-    _check_winnow(c)
-    _check_positive(c, ["min_docs", "top"])
-    if c.min_run < 0:
-        raise _fail("min_run", f"must be >= 0, got {c.min_run}")
-    _check_outputs(c.outputs, BOILERPLATE_OUTPUTS)
-    return c
-
-
-IMAGE_FORMATS = ("files", "warc")
-IMAGE_OUTPUTS = ("clusters", "hashes", "rejects", "pairs")
-IMAGE_REPRESENTATIVES = ("pixels", "min_id")
+    """``BoilerplateConfig`` from TOML + overrides, checked (ConfigError names the key)."""
+    return settings.load(BoilerplateConfig, path, **overrides)
 
 
 @dataclass(frozen=True)
-class ImagesConfig:
-    """Every setting of ``jobs/images.py``; see ``conf/images.toml``."""
+class ImagesConfig(RunConfig, ClusterConfig):
+    """Every setting of ``jobs/images.py``; ``conf/images.toml`` shows each key."""
 
-    input: str = ""
-    output: str = ""
-    input_format: str = "files"  # files (every file under input) | warc (image/* records)
-    k: int = 10  # max Hamming distance between pHashes (fingerprint's "visually similar")
-    hamming_blocks: int | None = None  # candidate keys: guaranteed blocks (None: from k)
-    hamming_key_bits: int | None = None  # candidate keys: sampled bits per table (None: from k)
-    max_pixels: int = DEFAULT_MAX_PIXELS  # larger images are rejected before decoding
-    max_bytes: int = 64_000_000  # larger files / payloads are rejected without being read
-    batch_images: int = 8  # images per Arrow batch given to a Python worker
-    representative: str = "pixels"  # pixels (largest width x height, then path) | min_id
-    hot_bucket_size: int = 1000
-    clustering: str = "anchored"
-    max_rounds: int = 50
-    max_driver_edges: int = 200_000
-    warc_content_types: tuple[str, ...] = IMAGE_CONTENT_TYPES
-    outputs: tuple[str, ...] = ("clusters", "hashes", "rejects")
-    checkpoint_dir: str | None = None  # reliable lineage cuts here (else spark.checkpoint.dir)
+    input_format: str = setting(
+        "files",
+        "`files` (every file under `input`) or `warc` (the image records of "
+        "`.warc`/`.warc.gz` files)",
+        choices=IMAGE_FORMATS,
+    )
+    max_distance: int = setting(
+        10,
+        "the largest Hamming distance between the pHashes of near-duplicates",
+        unit="bits",
+        minimum=0,
+        maximum=63,
+        aliases=("k",),
+    )
+    hamming_blocks: int | None = setting(
+        None,
+        "guaranteed candidate keys on this many blocks (`max_distance + 1` = 11: ditto's, "
+        "nothing missed); not with `hamming_key_bits`",
+        unset="from `max_distance`",
+    )
+    hamming_key_bits: int | None = setting(
+        None,
+        "bits per key of 20 tables of sampled bits: fewer, more recall and more candidates; "
+        "not with `hamming_blocks`",
+        unit="bits",
+        unset="from `max_distance` and the collection (12 bits up to 409 pHashes at 10; "
+        "guaranteed blocks at <= 4)",
+    )
+    max_pixels: int = setting(
+        DEFAULT_MAX_PIXELS,
+        "a larger image (width x height) is rejected from its header, before decoding",
+        unit="pixels",
+        minimum=1,
+    )
+    max_bytes: int = setting(
+        64_000_000,
+        "a larger file or payload is rejected without being read",
+        unit="bytes",
+        minimum=1,
+    )
+    batch_images: int = setting(
+        8, "images per Arrow batch given to a Python worker", unit="images", minimum=1
+    )
+    representative: str = setting(
+        "pixels",
+        "the image kept: `pixels` (the most pixels, then the smallest path) or `min_id` (the "
+        "smallest path)",
+        choices=IMAGE_REPRESENTATIVES,
+    )
+    warc_content_types: tuple[str, ...] = setting(
+        IMAGE_CONTENT_TYPES,
+        "warc: the media types read as images; other records go to `rejects/`",
+        nonempty=True,
+    )
+    outputs: tuple[str, ...] = setting(
+        ("clusters", "hashes", "rejects"),
+        "the output directories written; also `pairs` (verified edges with their distance)",
+        choices=IMAGE_OUTPUTS,
+    )
+
+    def _check(self) -> None:
+        super()._check()
+        try:
+            self.hamming_scheme()
+        except ValueError as e:
+            key = "hamming_key_bits" if self.hamming_key_bits is not None else "hamming_blocks"
+            raise fail(key, str(e)) from None
 
     def hamming_scheme(self, images: int | None = None) -> Scheme | SampledScheme:
         """The candidate keys' scheme for ``images`` distinct pHashes
-        (``kernels.hamming_tables.image_scheme``): at the default k = 10, 20 tables of
+        (``kernels.hamming_tables.image_scheme``): at the default distance 10, 20 tables of
         sampled bits, 12 or more as the collection grows (bounded, recall measured);
         guaranteed blocks where they are long enough or ``hamming_blocks`` asks for them."""
-        return image_scheme(self.k, self.hamming_blocks, self.hamming_key_bits, images)
+        return image_scheme(self.max_distance, self.hamming_blocks, self.hamming_key_bits, images)
 
     def warc_options(self) -> WarcOptions:
         """How WARC records become images under this config."""
         return WarcOptions(self.warc_content_types, "raw", self.max_bytes, payload="bytes")
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
-
 
 def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfig:
-    """``ImagesConfig`` from TOML + overrides, validated (ConfigError names the key)."""
-    c = load_settings(ImagesConfig, path, **overrides)
-    if not c.input:
-        raise _fail("input", "an input path is required")
-    if not c.output:
-        raise _fail("output", "an output directory is required")
-    _check_choices(
-        {
-            "input_format": (c.input_format, IMAGE_FORMATS),
-            "representative": (c.representative, IMAGE_REPRESENTATIVES),
-            "clustering": (c.clustering, CLUSTERINGS),
-        }
+    """``ImagesConfig`` from TOML + overrides, checked (ConfigError names the key)."""
+    return settings.load(ImagesConfig, path, **overrides)
+
+
+@dataclass(frozen=True)
+class FingerprintConfig(Paths):
+    """Every setting of ``jobs/fingerprint.py``; ``conf/fingerprint.toml`` shows each key."""
+
+    input_format: str = _input_format()
+    id_col: str | None = _id_col()
+    text_col: str = _text_col()
+    preset: str = setting("ditto/2", "the text preset every document is fingerprinted with")
+    char: int | None = setting(
+        None,
+        "ditto/2: character n-gram size (<= 0 disables)",
+        unit="runes",
+        unset="the preset's (4)",
     )
-    _check_clustering(c.max_driver_edges)
-    _check_positive(c, ["max_pixels", "max_bytes", "batch_images", "hot_bucket_size", "max_rounds"])
-    if not 0 <= c.k <= 63:
-        raise _fail("k", f"the Hamming distance must be in [0, 63], got {c.k}")
-    try:
-        c.hamming_scheme()
-    except ValueError as e:
-        key = "hamming_key_bits" if c.hamming_key_bits is not None else "hamming_blocks"
-        raise _fail(key, str(e)) from None
-    if not c.warc_content_types:
-        raise _fail("warc_content_types", "name at least one media type")
-    _check_outputs(c.outputs, IMAGE_OUTPUTS)
-    return c
+    word: int | None = setting(
+        None, "ditto/2: word n-gram size (<= 0 disables)", unit="words", unset="the preset's (0)"
+    )
+    overwrite: bool = setting(False, "true: replace the outputs of an earlier run")
+
+    def _check(self) -> None:
+        try:
+            self.pipeline()
+        except PresetError as e:
+            raise fail("preset", str(e)) from None
+
+    def pipeline(self) -> Pipeline:
+        """The preset's pipeline with ``char`` and ``word`` where given (PresetError for a
+        preset or option value it does not accept)."""
+        options: dict[str, Any] = {"char": self.char, "word": self.word}
+        return resolve(self.preset, **{k: v for k, v in options.items() if v is not None})
+
+
+def load_fingerprint_config(path: str | None = None, **overrides: Any) -> FingerprintConfig:
+    """``FingerprintConfig`` from TOML + overrides, checked (ConfigError names the key)."""
+    return settings.load(FingerprintConfig, path, **overrides)
+
+
+# the README's key tables, by the name in their <!-- keys: Name --> marker
+TABLES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        Paths,
+        RunConfig,
+        InputConfig,
+        ClusterConfig,
+        DedupConfig,
+        IndexConfig,
+        WinnowConfig,
+        SpansConfig,
+        BoilerplateConfig,
+        ImagesConfig,
+        FingerprintConfig,
+    )
+}
+
+
+def main(argv: list[str]) -> int:
+    """``python -m neardup_udfs.config README.md``: rewrite the key tables of the README
+    from the declarations (the tests hold the README to them)."""
+    for path in argv:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(settings.render_tables(text, TABLES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

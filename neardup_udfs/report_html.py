@@ -59,9 +59,10 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.dataset as ds
 
+from neardup_udfs.config import DEFAULT_THRESHOLD, KGRAM_BYTES, WINDOW
+from neardup_udfs.io.storage import ArrowStorage, Storage, StorageError, join
 from neardup_udfs.kernels import winnow
 from neardup_udfs.presets import get_preset, preset_names
-from neardup_udfs.storage import ArrowStorage, Storage, StorageError, join
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -77,14 +78,11 @@ __all__ = [
 
 REPORT_JSON = "report.json"
 REPORT_HTML = "report.html"
-DEFAULT_THRESHOLD = 0.7
-"""The MinHash Jaccard threshold a job uses when its config says ``"threshold": null``."""
 MEMBERS_SHOWN = 4
 """Members shown per side-by-side cluster (besides the representative)."""
 TEXT_LIMIT = 4000
 """Characters of a document shown; the rest is replaced by a "… (N more characters)" note."""
-WINNOW_K = 16
-WINNOW_W = 16
+WINNOW_K, WINNOW_W = KGRAM_BYTES, WINDOW  # overlaps are highlighted as the spans job finds them
 HOT_BUCKETS_SHOWN = 20
 STAGES = (
     "read",
@@ -434,9 +432,10 @@ def _fmt_pct(part: float, whole: float) -> str:
 
 
 def _threshold(config: Mapping[str, Any], metric: str) -> float:
-    """The threshold marked on the score plot: k (simhash) or the Jaccard threshold."""
+    """The threshold marked on the score plot: the largest distance (simhash; ``k`` in the
+    report.json of earlier runs) or the Jaccard threshold."""
     if metric == "distance":
-        k = config.get("k")
+        k = config.get("max_distance", config.get("k"))
         return float(k) if isinstance(k, int | float) else 0.0
     t = config.get("threshold")
     return float(t) if isinstance(t, int | float) else DEFAULT_THRESHOLD

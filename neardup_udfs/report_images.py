@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 from PIL import Image
 
+from neardup_udfs.io.storage import Storage, join
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS, open_image
 from neardup_udfs.report_html import (
     REPORT_HTML,
@@ -56,7 +57,6 @@ from neardup_udfs.report_html import (
     _stored_scores,
     _timings,
 )
-from neardup_udfs.storage import Storage, join
 
 __all__ = [
     "MEMBERS_SHOWN",

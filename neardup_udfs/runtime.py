@@ -17,11 +17,10 @@ from typing import Any, TypeVar
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from neardup_udfs import __version__
-from neardup_udfs.config import ConfigError, ImagesConfig, InputConfig
-from neardup_udfs.input_files import HIDDEN_REASON, Unread, unread_files
-from neardup_udfs.io import (
-    INPUT_FORMATS,
+from neardup_udfs import __version__, settings
+from neardup_udfs.config import ConfigError, InputConfig, Settings
+from neardup_udfs.io.input_files import HIDDEN_REASON, Unread, unread_files
+from neardup_udfs.io.readers import (
     MALFORMED_JSON,
     MANIFEST_NAME,
     EmptyInput,
@@ -30,24 +29,31 @@ from neardup_udfs.io import (
     read_input,
     with_empty_files,
 )
+from neardup_udfs.io.storage import HadoopStorage, Storage, file_in_the_way, join
 from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL, TEXT
-from neardup_udfs.session import fit_adaptive, fit_shuffle_partitions, lineage_cuts, run_settings
+from neardup_udfs.session import (
+    JobCount,
+    fit_adaptive,
+    fit_shuffle_partitions,
+    lineage_cuts,
+    run_settings,
+)
 from neardup_udfs.stages.rejects import split_rejects
-from neardup_udfs.storage import HadoopStorage, Storage, file_in_the_way, join
 
 __all__ = [
     "Cache",
     "Checked",
     "LostRecords",
+    "RunScope",
     "StageClock",
     "StageRows",
-    "add_input_arguments",
     "begin_output",
     "cached_run",
     "check_directory",
     "counts_of",
     "input_stats",
     "job_main",
+    "job_parser",
     "read_checked",
     "reason_counts",
     "write_frames",
@@ -113,16 +119,43 @@ class Cache:
         self.frames.clear()
 
 
-def cached_run(spark: SparkSession, checkpoint_dir: str | None, body: Callable[[Cache], S]) -> S:
-    """``body(cache)`` for one run, inside ``session.run_settings`` and
-    ``session.lineage_cuts`` (``checkpoint_dir``); every frame it persisted through ``cache``
-    is released before this returns or raises."""
-    cache = Cache()
+@dataclass(frozen=True)
+class RunScope:
+    """What one run holds while it runs (:func:`cached_run`)."""
+
+    cache: Cache  # the frames it persisted
+    jobs: JobCount  # the Spark jobs it launched
+    cuts: dict[str, object]  # report.json "spark": where its lineage cuts go
+
+
+def cached_run(
+    spark: SparkSession,
+    description: str,
+    checkpoint_dir: str | None,
+    body: Callable[[RunScope], S],
+    spark_conf: Mapping[str, str] | None = None,
+) -> S:
+    """``body(scope)`` for one run: inside ``session.run_settings`` and
+    ``session.lineage_cuts`` (``checkpoint_dir``), in a job group of its own named
+    ``description`` (``scope.jobs`` counts its Spark jobs), with the session's ``spark_conf``
+    set for the run. Before this returns or raises, every frame persisted through
+    ``scope.cache`` is released and the session's job group and values are as before."""
+    cache, jobs = Cache(), JobCount()
+    before = {key: spark.conf.get(key, None) for key in spark_conf or {}}
+    for key, value in (spark_conf or {}).items():
+        spark.conf.set(key, value)
+    jobs.start(spark, description)
     try:
-        with run_settings(spark), lineage_cuts(spark, checkpoint_dir):
-            return body(cache)
+        with run_settings(spark), lineage_cuts(spark, checkpoint_dir) as cuts:
+            return body(RunScope(cache, jobs, cuts))
     finally:
         cache.release()
+        jobs.stop(spark)
+        for key, old in before.items():
+            if old is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, old)
 
 
 @dataclass(frozen=True)
@@ -287,42 +320,16 @@ class LostRecords(RuntimeError):
     """The job's outputs do not account for every input row: it writes no manifest."""
 
 
-def add_input_arguments(p: argparse.ArgumentParser, config_file: str) -> None:
-    """The flags every job shares: ``--config`` and the input/output ones of ``InputConfig``.
-
-    Every flag defaults to None (= not given), so the config file's value stands."""
+def job_parser(
+    prog: str, description: str, cls: type, config_file: str, skip: Sequence[str] = ()
+) -> argparse.ArgumentParser:
+    """A job's argument parser: ``--config`` (the TOML file, ``config_file`` in the help)
+    and a flag for every key of the config class ``cls`` but ``skip``
+    (``settings.add_arguments``: each defaults to None, so the file's value stands)."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
     p.add_argument("--config", help=f"TOML file ({config_file}); flags override it")
-    p.add_argument("--input", help="input path (file, directory or glob)")
-    p.add_argument(
-        "--output", help="output directory (any filesystem Spark writes: a path or a URI)"
-    )
-    p.add_argument("--input-format", dest="input_format", choices=INPUT_FORMATS)
-    p.add_argument("--id-col", dest="id_col", help="id column (default: file URI:record index)")
-    p.add_argument("--text-col", dest="text_col")
-    p.add_argument("--max-text-bytes", dest="max_text_bytes", type=int)
-    p.add_argument(
-        "--html-extractor", dest="html_extractor", help="warc/wet HTML to text: raw | resiliparse"
-    )
-    p.add_argument(
-        "--warc-content-types",
-        dest="warc_content_types",
-        type=lambda v: tuple(v.split(",")),
-        help="warc/wet media types read as documents (comma-separated)",
-    )
-    p.add_argument("--outputs", type=lambda v: tuple(v.split(",")), help="comma-separated")
-    p.add_argument(
-        "--checkpoint-dir",
-        dest="checkpoint_dir",
-        help="lineage cuts as reliable checkpoints here (a path or URI every executor reaches); "
-        "default: spark.checkpoint.dir, else local checkpoints",
-    )
-    p.add_argument(
-        "--allow-empty-input",
-        dest="allow_empty_input",
-        action="store_true",
-        default=None,
-        help="an input with no files or no records gives an empty run instead of an error (exit 2)",
-    )
+    settings.add_arguments(p, cls, skip)
+    return p
 
 
 def write_report(
@@ -333,7 +340,7 @@ def write_report(
     counts: Mapping[str, Any],
     seconds: Mapping[str, float],
     pipeline: tuple[str, str],
-    config: InputConfig | ImagesConfig,
+    config: Settings,
     pages: Sequence[Callable[[Storage, str, dict[str, Any]], object]] = (),
     **extra: Any,
 ) -> None:

@@ -539,7 +539,7 @@ def _clusters_output(root: Path) -> Path:
 
 def test_manifest_name_is_the_jobs_success_marker() -> None:
     from neardup_udfs import cli
-    from neardup_udfs.io import MANIFEST_NAME
+    from neardup_udfs.io.readers import MANIFEST_NAME
 
     assert cli._MANIFEST_NAME == MANIFEST_NAME
 

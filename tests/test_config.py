@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from neardup_udfs.config import ConfigError, load_config, load_images_config, load_index_config
+from neardup_udfs.config import (
+    TABLES,
+    ConfigError,
+    DedupConfig,
+    ImagesConfig,
+    load_config,
+    load_images_config,
+    load_index_config,
+)
+from neardup_udfs.settings import add_arguments, flag_of, keys_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,8 +36,10 @@ def test_shipped_toml_loads_with_overrides() -> None:
         input="i", output="o", threshold=0.8, preset_options={"k": 256}, banding="recall"
     )
     assert custom.pipeline().id == "web/1+semblance/1;bands=25,k=250,rows=10"
-    s = load_config(str(ROOT / "conf/dedup.toml"), input="i", output="o", method="simhash", k=5)
-    assert (s.preset_name, s.k, s.pipeline().id) == ("ditto/2", 5, "web/1;cjk=0+ditto/2")
+    s = load_config(
+        str(ROOT / "conf/dedup.toml"), input="i", output="o", method="simhash", max_distance=5
+    )
+    assert (s.preset_name, s.max_distance, s.pipeline().id) == ("ditto/2", 5, "web/1;cjk=0+ditto/2")
     # without normalization the ids are the presets' own, as before normalization existed
     plain = load_config(input="i", output="o", threshold=0.8, normalize="none")
     assert plain.pipeline().id == "semblance/1;bands=18,k=126,rows=7"
@@ -65,7 +78,10 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"bands": 8, "rows": 0}, "config key 'rows': must be a positive integer"),
         ({"preset_options": {"k": 64}, "bands": 16, "rows": 8}, "--bands B --rows R (keys"),
         ({"method": "simhash", "threshold": 0.5}, "config key 'threshold': applies to method"),
-        ({"method": "simhash", "k": 64}, "config key 'k': the Hamming distance must be in"),
+        (
+            {"method": "simhash", "max_distance": 64},
+            "config key 'max_distance': must be in [0, 63]",
+        ),
         ({"preset": "ditto/2"}, "config key 'preset': 'ditto/2' is not a MinHash preset"),
         ({"method": "simhash", "preset": "semblance"}, "is not a SimHash preset"),
         ({"preset": "nope"}, "config key 'preset': unknown preset 'nope'"),
@@ -75,7 +91,7 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"representative": "earliest"}, "config key 'order_col'"),
         ({"outputs": ("docs", "html")}, "config key 'outputs': 'html' is not one of"),
         ({"max_rounds": 0}, "config key 'max_rounds': must be a positive integer"),
-        ({"k": "3"}, "config key 'k': expected int, got '3'"),
+        ({"max_distance": "3"}, "config key 'max_distance': expected int, got '3'"),
         ({"no_chaining": 1}, "config key 'no_chaining': expected bool"),
         ({"clustering": "single"}, "config key 'clustering': 'single' is not one of anchored"),
         ({"no_chaining": True}, "config key 'no_chaining': applies to clustering 'connected'"),
@@ -165,3 +181,60 @@ def test_index_job_rejects_a_bad_command_line_before_spark(
         == 2
     )
     assert "config key 'top'" in capsys.readouterr().err
+
+
+def test_every_way_of_making_a_config_is_checked() -> None:
+    """The loader, the constructor and dataclasses.replace all pass through the same checks
+    (``__post_init__``): no config with a bad key exists."""
+    good = load_config(input="i", output="o")
+    with pytest.raises(ConfigError, match="config key 'max_rounds': must be a positive"):
+        replace(good, max_rounds=0)
+    with pytest.raises(ConfigError, match="config key 'method': 'lsh' is not one of"):
+        DedupConfig(input="i", output="o", method="lsh")
+    with pytest.raises(ConfigError, match="config key 'outputs': 'html' is not one of"):
+        replace(good, outputs=("docs", "html"))
+    with pytest.raises(ConfigError, match="config key 'order_col'"):
+        replace(good, representative="earliest")  # keys checked together as well
+    with pytest.raises(ConfigError, match="config key 'input': an input path is required"):
+        ImagesConfig(output="o")
+    with pytest.raises(ConfigError, match="config key 'max_distance': must be in \\[0, 63\\]"):
+        replace(load_images_config(input="i", output="o"), max_distance=64)
+    assert replace(good, outputs=["docs"]).outputs == ("docs",)  # a list becomes a tuple
+
+
+def test_num_perm_and_shingle_words_name_the_preset_options() -> None:
+    c = load_config(input="i", output="o", num_perm=256)
+    assert c.pipeline().id == "web/1+semblance/1;bands=42,k=252,rows=6"  # recall at 0.75
+    assert (
+        c.pipeline().id
+        == load_config(input="i", output="o", preset_options={"k": 256}).pipeline().id
+    )
+    w = load_config(input="i", output="o", shingle_words=4)
+    assert w.pipeline().id == "web/1+semblance/1;bands=25,k=125,rows=5,w=4"
+    s = load_config(input="i", output="o", method="simhash", preset="semblance-simhash",
+                    shingle_words=2)  # fmt: skip
+    assert s.pipeline().id == "web/1+semblance-simhash/1;w=2"
+    bad = [
+        ({"num_perm": 128, "preset_options": {"k": 64}}, "'num_perm': given twice"),
+        ({"method": "simhash", "num_perm": 64}, "'num_perm': applies to method minhash only"),
+        ({"method": "simhash", "shingle_words": 2}, "config key 'shingle_words': "),  # ditto/2
+        ({"num_perm": 0}, "config key 'num_perm': must be a positive integer"),
+        ({"shingle_words": 2000}, "config key 'shingle_words': option 'w' of preset"),
+    ]
+    for settings, message in bad:
+        with pytest.raises(ConfigError, match=message):
+            load_config(input="i", output="o", **settings)
+
+
+def test_every_key_is_declared_once_with_its_meaning() -> None:
+    """Each config class's keys come from settings.setting declarations with a meaning; a
+    key's flag is --its-name, and the help the flag shows is the declaration's."""
+    for cls in TABLES.values():
+        for key in keys_of(cls):
+            assert key.setting.help, (cls.__name__, key.name)
+            assert flag_of(key.name) == "--" + key.name.replace("_", "-")
+    p = argparse.ArgumentParser()
+    add_arguments(p, ImagesConfig)
+    help_text = p.format_help()
+    assert "--max-distance MAX_DISTANCE" in help_text and "(bits); default: 10" in help_text
+    assert "-k K" in help_text and "deprecated: --max-distance" in help_text

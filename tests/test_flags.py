@@ -2,9 +2,10 @@
 reports is one a user can ask for. Arguments are parsed by the jobs' own parsers and loaded
 by their own loaders, as ``runtime.job_main`` does, before Spark would start (no session).
 
-The flag of a key: ``-k`` for a one-letter key, else ``--`` and the key with ``-`` for ``_``
-(``hot_bucket_size`` -> ``--hot-bucket-size``). Its value: a list's items comma-separated
-(``--outputs docs,pairs``); a boolean is a ``store_true`` flag (it can only say true).
+The flag of a key: ``--`` and the key with ``-`` for ``_`` (``hot_bucket_size`` ->
+``--hot-bucket-size``); an old one-letter name keeps its ``-k`` flag. Its value: a list's
+items comma-separated (``--outputs docs,pairs``); a boolean is a ``store_true`` flag (it can
+only say true).
 """
 
 from __future__ import annotations
@@ -20,35 +21,24 @@ from typing import Any
 
 import pytest
 
-from neardup_udfs import index_store
 from neardup_udfs.config import (
     ConfigError,
     load_boilerplate_config,
     load_config,
+    load_fingerprint_config,
     load_images_config,
     load_index_config,
     load_spans_config,
 )
+from neardup_udfs.index import store as index_store
+from neardup_udfs.settings import DeprecatedKey, keys_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# dedup-job keys of conf/dedup.toml that index.py reads from the file but takes no flag for:
-# they do not touch an index (against/update_index: refused, index.py has --index).
-DEDUP_ONLY = frozenset(
-    {
-        "verification",
-        "representative",
-        "order_col",
-        "hot_bucket_size",
-        "clustering",
-        "max_rounds",
-        "max_driver_edges",
-        "chaining_floor",
-        "no_chaining",
-        "against",
-        "update_index",
-    }
-)
+# keys of conf/dedup.toml that index.py takes no flag for: the dedup job's own index keys
+# (refused: index.py has --index) and its outputs (the index job writes none)
+DEDUP_ONLY = frozenset({"against", "update_index", "outputs", "preset_options"})
+TOML_ONLY = frozenset({"preset_options"})  # a table: no flag
 
 
 @dataclass(frozen=True)
@@ -86,13 +76,14 @@ JOBS = (
             "no_chaining": CONNECTED,
             "update_index": {"against": "index/"},
         },
+        not_flags=TOML_ONLY,
     ),
     Job(
         "index",
         "dedup.toml",
         load_index_config,
         {"input": "in", "index": "idx"},
-        SHAPE,
+        {**SHAPE, "chaining_floor": CONNECTED, "no_chaining": CONNECTED},
         head=("build",),
         not_flags=DEDUP_ONLY,
     ),
@@ -105,6 +96,7 @@ JOBS = (
         {"query": {"pairs": None}},  # exactly one of them
     ),
     Job("boilerplate", "boilerplate.toml", load_boilerplate_config, {"input": "in", "output": "o"}),
+    Job("fingerprint", "fingerprint.toml", load_fingerprint_config, {"input": "in", "output": "o"}),
 )
 
 
@@ -218,7 +210,7 @@ def test_the_reported_shape_gives_the_same_pipeline(method_flags: list[str]) -> 
     job = JOBS[0]
     _, config = parse(job, [*argv_of(job.base), *method_flags])
     pipeline = config.pipeline()
-    shape = index_store.shape_of(pipeline, config.k)
+    shape = index_store.shape_of(pipeline, config.max_distance)
     printed = dedup.format_summary(dedup.Summary(pipeline=pipeline.id)).splitlines()[0]
     numbers = dict(re.findall(r"(bands|rows)=(\d+)", printed))
     assert {k: int(v) for k, v in numbers.items()} == {
@@ -227,8 +219,8 @@ def test_the_reported_shape_gives_the_same_pipeline(method_flags: list[str]) -> 
     back = [f"--{k}={v}" for k, v in shape.items()]
     _, again = parse(job, [*argv_of(job.base), *method_flags, *back])
     assert again.pipeline().id == pipeline.id
-    manifest = index_store.new_manifest(config.preset_name, pipeline, config.k)
-    index_store.check_compatible(manifest, again.pipeline(), again.k, "idx")
+    manifest = index_store.new_manifest(config.preset_name, pipeline, config.max_distance)
+    index_store.check_compatible(manifest, again.pipeline(), again.max_distance, "idx")
 
 
 def test_a_shape_that_does_not_fit_names_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
@@ -242,3 +234,47 @@ def test_a_shape_that_does_not_fit_names_the_flags(capsys: pytest.CaptureFixture
         load_config(input="i", output="o", bands=0, rows=8)
     with pytest.raises(ConfigError, match="config key 'bands': give both bands and rows"):
         load_config(input="i", output="o", rows=8)
+
+
+@pytest.mark.parametrize(
+    ("job", "old", "new", "value"),
+    [
+        (JOBS[0], "k", "max_distance", 5),
+        (JOBS[2], "k", "max_distance", 6),
+        (JOBS[3], "k", "kgram_bytes", 8),
+        (JOBS[4], "w", "window", 4),
+    ],
+    ids=lambda v: v.script if isinstance(v, Job) else str(v),
+)
+def test_old_names_still_work_and_say_they_are_deprecated(
+    job: Job, old: str, new: str, value: int, tmp_path: Path
+) -> None:
+    """An old key name, as a flag or in the TOML file, sets the new key and warns, naming
+    both; both names in one place is an error naming the new key."""
+    with pytest.warns(DeprecatedKey, match=f"'{old}' .* use '{new}'"):
+        _, config = parse(job, [*argv_of(job.base), f"-{old}", str(value)])
+    assert getattr(config, new) == value
+    conf = tmp_path / "old.toml"
+    conf.write_text(f"{old} = {value}\n")
+    with pytest.warns(DeprecatedKey):
+        assert getattr(job.load(str(conf), **job.base), new) == value
+    twice = f"config key '{new}': given twice"
+    with pytest.warns(DeprecatedKey):  # old in the file, new as a flag: the flag wins
+        assert getattr(job.load(str(conf), **job.base, **{new: 2}), new) == 2
+    conf.write_text(f"{old} = {value}\n{new} = 2\n")
+    with pytest.raises(ConfigError, match=twice):
+        job.load(str(conf), **job.base)
+    with pytest.raises(ConfigError, match=twice):
+        parse(job, [*argv_of(job.base), f"-{old}", "2", flag(new), "3"])
+
+
+def test_every_declared_key_has_its_flag() -> None:
+    """Each job's parser is derived from its config class: one flag per declared key (the
+    index job's action is its first argument; DEDUP_ONLY keys are refused there)."""
+    for job in JOBS:
+        config = parse(job, argv_of(job.base))[1]
+        dests = {a.dest for a in job.module().build_parser()._actions}
+        missing = {
+            k.name for k in keys_of(type(config)) if k.setting.flag and k.name not in job.not_flags
+        } - dests
+        assert missing == set(), (job.script, missing)

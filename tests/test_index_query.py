@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_udfs.index_query import Similar, near_ranked, shared_prefix, similar_ranked
-from neardup_udfs.index_store import seq_base
+from neardup_udfs.index.query import Similar, near_ranked, shared_prefix, similar_ranked
+from neardup_udfs.index.store import seq_base
 from neardup_udfs.kernels.hamming_index import Index, block_keys
 from neardup_udfs.kernels.hashing import mix_fold
 from neardup_udfs.kernels.lsh import band_keys, band_keys_batch, prefix_keys_batch

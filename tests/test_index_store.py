@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from neardup_udfs import __version__
-from neardup_udfs.index_store import (
+from neardup_udfs.index.store import (
     FORMAT,
     MANIFEST,
     Batch,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from neardup_udfs.index_store import IndexManifest, new_manifest, pipeline_of
+from neardup_udfs.index.store import IndexManifest, new_manifest, pipeline_of
 from neardup_udfs.kernels.web_text import normalize_web
 from neardup_udfs.kernels.words_jit import pair_jaccard_batch
 from neardup_udfs.normalization import NONE, Normalization, for_preset

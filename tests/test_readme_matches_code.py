@@ -8,7 +8,6 @@ below also run it on a deliberately broken README and see it fail.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -18,17 +17,20 @@ from typing import Any, get_type_hints
 import pytest
 
 from neardup_udfs.config import (
+    TABLES,
     BoilerplateConfig,
     DedupConfig,
+    FingerprintConfig,
     ImagesConfig,
-    IndexConfig,
     SpansConfig,
     load_boilerplate_config,
     load_config,
+    load_fingerprint_config,
     load_images_config,
     load_settings,
     load_spans_config,
 )
+from neardup_udfs.settings import key_table, keys_of, render_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -43,6 +45,7 @@ CONF_FILES: Mapping[str, tuple[str, Callable[..., Any], type]] = {
     "spans.toml": ("spans", load_spans_config, SpansConfig),
     "boilerplate.toml": ("boilerplate", load_boilerplate_config, BoilerplateConfig),
     "images.toml": ("images", load_images_config, ImagesConfig),
+    "fingerprint.toml": ("fingerprint", load_fingerprint_config, FingerprintConfig),
 }
 
 
@@ -135,72 +138,35 @@ def test_readme_and_makefile_agree_on_targets() -> None:
 # --- c. the configuration keys -----------------------------------------------------------------
 
 
-def split_row(line: str) -> list[str]:
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-
-
-def key_tables(text: str) -> list[tuple[str, set[str], list[list[str]]]]:
-    """The tables of the ``## Configuration`` section, each with the paragraph before it, the
-    conf files that paragraph names (``conf/X.toml``) and its rows (key, default, what)."""
-    tables: list[tuple[str, set[str], list[list[str]]]] = []
-    before = ""
-    for block in re.split(r"\n\s*\n", section(text, "Configuration")):
-        lines = block.strip().splitlines()
-        if not lines or not lines[0].startswith("|"):
-            before = block
-            continue
-        files = set(re.findall(r"`conf/([\w.]+\.toml)`", before))
-        tables.append((before, files, [split_row(line) for line in lines[2:]]))
-    return tables
-
-
-def default_problem(key: str, cell: str, default: Any) -> str | None:
-    """Why the README's default cell of ``key`` does not say ``default``, or None: a TOML
-    value in backticks equal to it, ``required`` for an empty string, ``unset`` for None."""
-    if isinstance(default, tuple):
-        default = list(default)
-    if cell.startswith("required"):
-        ok = default == ""
-    elif cell.startswith("unset"):
-        ok = default is None
-    elif match := re.match(r"`([^`]*)`", cell):
-        try:
-            ok = tomllib.loads(f"v = {match.group(1)}")["v"] == default
-        except tomllib.TOMLDecodeError:
-            return f"`{key}`: default {match.group(1)} is not a TOML value"
-    else:
-        return f"`{key}`: default cell {cell!r} is not `TOML`, required or unset..."
-    return None if ok else f"`{key}`: README default {cell!r}, the code's {default!r}"
-
-
 def readme_config(text: str) -> list[str]:
-    """For each conf file, the keys of the README tables that name it are exactly the fields
-    of its dataclass, once each, each with its default and a description."""
+    """The README's key tables are the declarations': every config class has one table, after
+    its ``<!-- keys: Name -->`` marker, equal to ``settings.key_table`` of the class."""
     out: list[str] = []
-    tables = key_tables(text)
-    for conf, (_, _, cls) in CONF_FILES.items():
-        rows = [row for _, files, table in tables if conf in files for row in table]
-        keys = [row[0].strip("`") for row in rows]
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        defaults = {name: f.default for name, f in fields.items()}
-        defaults |= {
-            name: f.default_factory()  # type: ignore[misc]
-            for name, f in fields.items()
-            if f.default_factory is not dataclasses.MISSING
-        }
-        for key in sorted(set(fields) - set(keys)):
-            out.append(f"conf/{conf}: README lists no key `{key}` ({cls.__name__})")
-        for key in sorted(set(keys) - set(fields)):
-            out.append(f"conf/{conf}: README lists `{key}`, not a key of {cls.__name__}")
-        for key in sorted({k for k in keys if keys.count(k) > 1}):
-            out.append(f"conf/{conf}: README lists `{key}` twice")
-        for row in rows:
-            key = row[0].strip("`")
-            if len(row) != 3 or not row[2]:
-                out.append(f"conf/{conf}: README row of `{key}` is not key | default | what")
-            elif key in defaults and (why := default_problem(key, row[1], defaults[key])):
-                out.append(f"conf/{conf}: {why}")
+    names = re.findall(r"^<!-- keys: (\w+) -->$", text, re.M)
+    for name in TABLES:
+        if name not in names:
+            out.append(f"README has no table of {name}")
+    for name in sorted(set(names)):
+        if name not in TABLES:
+            out.append(f"README has a table of {name}, not a config class")
+        elif names.count(name) > 1:
+            out.append(f"README has the table of {name} twice")
+        elif table_after(text, name) != key_table(TABLES[name]):
+            out.append(
+                f"README table of {name} differs from its declarations "
+                "(python -m neardup_udfs.config README.md rewrites it)"
+            )
     return out
+
+
+def table_after(text: str, name: str) -> str:
+    """The table lines after the ``<!-- keys: name -->`` line of ``text``."""
+    lines = text.split("\n")
+    at = lines.index(f"<!-- keys: {name} -->") + 1
+    end = at
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return "\n".join(lines[at:end])
 
 
 def test_conf_files_map_to_their_loaders() -> None:
@@ -213,19 +179,9 @@ def test_conf_files_map_to_their_loaders() -> None:
         assert get_type_hints(loader)["return"] is cls
 
 
-def test_readme_config_tables_match_the_dataclasses() -> None:
+def test_readme_config_tables_match_the_declarations() -> None:
     assert readme_config(README) == []
-    assert len(key_tables(README)) >= len(CONF_FILES)
-
-
-def test_readme_names_the_index_jobs_own_keys() -> None:
-    """jobs/index.py reads conf/dedup.toml into IndexConfig: the keys it has beyond the dedup
-    job's are named before the dedup table (as its command line's)."""
-    extra = {f.name for f in dataclasses.fields(IndexConfig)} - {
-        f.name for f in dataclasses.fields(DedupConfig)
-    }
-    before = [text for text, files, _ in key_tables(README) if "dedup.toml" in files]
-    assert extra and any(all(f"`{key}`" in text for key in extra) for text in before), extra
+    assert render_tables(README, TABLES) == README
 
 
 def conf_keys(conf: Path) -> set[str]:
@@ -239,12 +195,14 @@ def conf_keys(conf: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("conf", sorted(CONF_FILES))
-def test_conf_file_keys_are_accepted(conf: str) -> None:
+def test_conf_file_shows_every_key_and_only_keys(conf: str) -> None:
+    """A conf file sets or shows (commented out) each key of its job's config class, by its
+    current name, and nothing else; the loader accepts it as it is."""
     _, _, cls = CONF_FILES[conf]
     path = ROOT / "conf" / conf
-    fields = {f.name for f in dataclasses.fields(cls)}
-    assert conf_keys(path) - fields == set()
-    load_settings(cls, str(path))  # the loader's own key and type checks
+    assert conf_keys(path) == {k.name for k in keys_of(cls)}
+    needed = {"input": "i", "output": "o", **({"pairs": "p"} if cls is SpansConfig else {})}
+    load_settings(cls, str(path), **needed)  # its key and type checks
 
 
 # --- d. the layout -----------------------------------------------------------------------------
@@ -350,23 +308,23 @@ BROKEN = [
     pytest.param(readme_make, lambda t: t.replace("make golden", "make goldens"),
                  "never shows `make golden`", id="make-undocumented"),
     pytest.param(readme_make, add("run `make deploy`"), "`make deploy`, not", id="make-unknown"),
-    pytest.param(readme_config, drop(r"^\| `max_pixels` \|"), "no key `max_pixels`",
+    pytest.param(readme_config, drop(r"^\| `max_pixels` \|"), "table of ImagesConfig differs",
                  id="config-missing"),
-    pytest.param(readme_config, swap("| `top` | `100` |", "| `top_n` | `100` |"),
-                 "`top_n`, not a key", id="config-dead"),
-    pytest.param(readme_config, swap("| `max_rounds` | `50` | anchored",
-                                     "| `max_rounds` | `40` | anchored"),
-                 "`max_rounds`: README default", id="config-default"),
-    pytest.param(readme_config, swap("| `batch_id` | unset", "| `batch_id` | `\"\"`"),
-                 "`batch_id`: README default", id="config-unset"),
+    pytest.param(readme_config, swap("| `top` | `--top` | `100`", "| `top_n` | `--top` | `100`"),
+                 "table of BoilerplateConfig differs", id="config-dead"),
+    pytest.param(readme_config, swap("| `max_rounds` | `--max-rounds` | `50`",
+                                     "| `max_rounds` | `--max-rounds` | `40`"),
+                 "table of ClusterConfig differs", id="config-default"),
+    pytest.param(readme_config, drop(r"^<!-- keys: SpansConfig -->"),
+                 "no table of SpansConfig", id="config-table"),
     pytest.param(readme_layout, swap("(dedup, images, index,", "(dedup, index,"),
                  "jobs/ omits images", id="layout-job"),
     pytest.param(readme_layout, swap("hamming_tables (multi", "tables (multi"),
                  "kernels/ omits hamming_tables", id="layout-kernel"),
-    pytest.param(readme_layout, drop(r"^neardup_udfs/warc\.py"),
-                 "omits neardup_udfs/warc.py", id="layout-module"),
-    pytest.param(readme_layout, swap("boilerplate.toml, images.toml (job", "boilerplate.toml (job"),
-                 "conf/ omits images.toml", id="layout-conf"),
+    pytest.param(readme_layout, drop(r"^neardup_udfs/session\.py"),
+                 "omits neardup_udfs/session.py", id="layout-module"),
+    pytest.param(readme_layout, swap("fingerprint.toml (job", "(job"),
+                 "conf/ omits fingerprint.toml", id="layout-conf"),
 ]  # fmt: skip
 
 

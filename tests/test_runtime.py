@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from neardup_udfs import runtime
-from neardup_udfs.storage import ArrowStorage
+from neardup_udfs.io.storage import ArrowStorage
 
 
 def test_stage_clock_logs_start_and_done_with_rows(caplog: pytest.LogCaptureFixture) -> None:

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 
 import neardup_udfs
 from neardup_udfs.config import load_config
-from neardup_udfs.io import InputError
+from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels import minhash
 from neardup_udfs.kernels.hamming_index import Index, block_keys
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
@@ -553,7 +553,7 @@ def test_default_ids_are_file_and_record_index(spark, tmp_path: Path) -> None:  
     (src / "a.jsonl").write_text(
         "".join(json.dumps({"text": f"doc {i}"}) + "\n" for i in range(50))
     )
-    from neardup_udfs.io import read_input
+    from neardup_udfs.io.readers import read_input
 
     def ids() -> list[tuple[str, str]]:
         df, _ = read_input(spark, str(src), "jsonl", None, "text")

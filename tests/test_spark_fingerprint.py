@@ -13,7 +13,8 @@ import pytest
 from chispa import assert_df_equality
 
 import neardup_udfs
-from neardup_udfs.io import InputError
+from neardup_udfs.config import FingerprintConfig, load_fingerprint_config
+from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import resolve
 from neardup_udfs.stages.fingerprint import fingerprint
@@ -87,8 +88,8 @@ def test_nulls_are_rejected_with_a_reason(spark) -> None:  # type: ignore[no-unt
     assert rejects == [("", "null doc_id"), ("b", "null text")]
 
 
-def _job_config(**kw) -> fingerprint_job.Config:  # type: ignore[no-untyped-def]
-    return fingerprint_job.Config(**kw)
+def _job_config(**kw) -> FingerprintConfig:  # type: ignore[no-untyped-def]
+    return load_fingerprint_config(**kw)
 
 
 def test_job_on_text_files(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

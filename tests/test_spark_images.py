@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from warc_corpus import Crawl, CrawlWriter, record_id
 
 from neardup_udfs.config import ConfigError, load_images_config
-from neardup_udfs.io import InputError
+from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels.phash import phash, phash_distance, phash_from_hex, phash_hex
 
 pytestmark = pytest.mark.spark
@@ -444,8 +444,8 @@ def test_warc_image_records(spark, tmp_path) -> None:  # type: ignore[no-untyped
 
 
 def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ConfigError, match="k"):
-        load_images_config(input="a", output="b", k=64)
+    with pytest.raises(ConfigError, match="config key 'max_distance'"):
+        load_images_config(input="a", output="b", max_distance=64)
     with pytest.raises(ConfigError, match="input_format"):
         load_images_config(input="a", output="b", input_format="jsonl")
     with pytest.raises(ConfigError, match="outputs"):

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from dedup_corpus import Corpus, planted
 
-from neardup_udfs import index_store
 from neardup_udfs.cli import main as cli_main
 from neardup_udfs.config import load_config, load_index_config
-from neardup_udfs.index_query import LocalIndex
-from neardup_udfs.io import InputError
+from neardup_udfs.index import store as index_store
+from neardup_udfs.index.query import LocalIndex
+from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.lsh_forest import Forest
 from neardup_udfs.presets import resolve

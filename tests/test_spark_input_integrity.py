@@ -12,10 +12,10 @@ import pytest
 from warc_corpus import Crawl, write_documents
 
 from neardup_udfs.config import load_config
-from neardup_udfs.input_files import HIDDEN_REASON, hidden_name, unread_files
-from neardup_udfs.io import MALFORMED_JSON, NOT_A_STRING, EmptyInput, InputError
+from neardup_udfs.io.input_files import HIDDEN_REASON, hidden_name, unread_files
+from neardup_udfs.io.readers import MALFORMED_JSON, NOT_A_STRING, EmptyInput, InputError
+from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runs.dedup import Summary, run
-from neardup_udfs.storage import HadoopStorage
 
 pytestmark = pytest.mark.spark
 

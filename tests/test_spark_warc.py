@@ -25,9 +25,9 @@ from warc_corpus import (
 from warcio.archiveiterator import ArchiveIterator
 
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_config
-from neardup_udfs.io import InputError, open_uri, read_warc
+from neardup_udfs.io.readers import InputError, open_uri, read_warc
+from neardup_udfs.io.warc import WarcOptions
 from neardup_udfs.runtime import Cache, Checked, read_checked
-from neardup_udfs.warc import WarcOptions
 
 pytestmark = pytest.mark.spark
 

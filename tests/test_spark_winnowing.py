@@ -17,7 +17,7 @@ from chispa import assert_df_equality
 from pyspark.sql import functions as F
 
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_spans_config
-from neardup_udfs.io import InputError
+from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels import winnow
 from neardup_udfs.runs.boilerplate import top_passages
 from neardup_udfs.stages.winnowing import (
@@ -368,8 +368,8 @@ def test_spans_job_bad_pairs_and_config(spark, tmp_path) -> None:  # type: ignor
     assert not (tmp_path / "o" / "_MANIFEST.json").exists()
     with pytest.raises(ConfigError, match="config key 'pairs'"):
         load_spans_config(input="i", output="o")
-    with pytest.raises(ConfigError, match="config key 'k'"):
-        load_spans_config(input="i", output="o", query="q", k=0)
+    with pytest.raises(ConfigError, match="config key 'kgram_bytes'"):
+        load_spans_config(input="i", output="o", query="q", kgram_bytes=0)
     with pytest.raises(ConfigError, match="config key 'min_run'"):
         load_boilerplate_config(input="i", output="o", min_run=-1)
 

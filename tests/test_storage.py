@@ -1,4 +1,4 @@
-"""The filesystem layer (``neardup_udfs.storage``): every file a job writes by name goes
+"""The filesystem layer (``neardup_udfs.io.storage``): every file a job writes by name goes
 through Hadoop's FileSystem, so a scheme Hadoop maps to local storage by configuration
 (``viewfs://``) receives every output; the CLI reads through pyarrow and names the schemes
 it cannot open."""
@@ -15,11 +15,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from neardup_udfs import cli, index_store
+from neardup_udfs import cli
 from neardup_udfs.config import load_config
-from neardup_udfs.index_store import IndexStoreError
+from neardup_udfs.index import store as index_store
+from neardup_udfs.index.store import IndexStoreError
+from neardup_udfs.io.storage import ArrowStorage, HadoopStorage, StorageError, join
 from neardup_udfs.report_html import ReportError, build_report
-from neardup_udfs.storage import ArrowStorage, HadoopStorage, StorageError, join
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""The WARC/WET reader (neardup_udfs.warc), without Spark: every record becomes a row with
+"""The WARC/WET reader (neardup_udfs.io.warc), without Spark: every record becomes a row with
 its text or a reason, and a damaged file loses only what cannot be read."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from warc_corpus import (
 )
 from warcio.archiveiterator import ArchiveIterator
 
-from neardup_udfs.warc import COLUMNS, EXTRACTORS, WarcOptions, read_file, record_batches
+from neardup_udfs.io.warc import COLUMNS, EXTRACTORS, WarcOptions, read_file, record_batches
 
 SHARED_CRAWL = Path(__file__).resolve().parents[2] / "shared" / "data" / "crawl"
 DOCS = [(f"page{i}", f"Story number {i}.\n\nIt has two paragraphs, this is {i}.") for i in range(6)]
@@ -427,7 +427,7 @@ def test_real_crawl_samples_read_whole(name: str) -> None:
 
 
 def test_bytes_payload_keeps_image_records_as_bytes(tmp_path: Path) -> None:
-    from neardup_udfs.warc import BYTES_COLUMNS, IMAGE_CONTENT_TYPES
+    from neardup_udfs.io.warc import BYTES_COLUMNS, IMAGE_CONTENT_TYPES
 
     crawl = Crawl()
     w = CrawlWriter(tmp_path / "img.warc.gz", crawl)

@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType
 
 from neardup_udfs.config import BOILERPLATE_OUTPUTS, BoilerplateConfig
+from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
     Cache,
     LostRecords,
@@ -36,7 +37,6 @@ from neardup_udfs.stages.winnowing import (
     remove_regions,
     winnow_id,
 )
-from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import utf8_lossy_udf
 
 __all__ = ["Summary", "run", "top_passages"]
@@ -69,12 +69,17 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
         document of the same group. Raises LostRecords (and writes no manifest) unless every
         input row is in ``cleaned/`` or ``rejects/``.
     """
-    return cached_run(spark, config.checkpoint_dir, lambda cache: _run(spark, config, cache))
+    return cached_run(
+        spark,
+        f"neardup boilerplate {config.input}",
+        config.checkpoint_dir,
+        lambda run: _run(spark, config, run.cache),
+    )
 
 
 def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
-    summary = Summary(pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
+    summary = Summary(pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     begin_output(store, config.output)
     group = config.group_col
@@ -92,14 +97,16 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
         text_col = read.text_col
 
     with clock.stage("fingerprint"):
-        fps = fingerprints(good, config.k, config.w)
+        fps = fingerprints(good, config.kgram_bytes, config.window)
         if group is not None:
             fps = fps.join(good.select(DOC_ID, F.col(group)), DOC_ID)
         fps, summary.fingerprints = cache.materialize(fps)
 
     with clock.stage("cover"):
         freq = doc_freq(fps, group)
-        regions = cover_regions(fps, freq, config.k, config.min_docs, config.min_run, group)
+        regions = cover_regions(
+            fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
+        )
         regions, summary.regions = cache.materialize(regions)
         summary.docs_with_boilerplate = regions.select(DOC_ID).distinct().count()
 

@@ -17,10 +17,11 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from neardup_udfs import index_store
 from neardup_udfs.config import OUTPUTS, DedupConfig
-from neardup_udfs.index_store import IndexManifest, IndexStoreError
-from neardup_udfs.io import WARC_RECORD_ID, InputError
+from neardup_udfs.index import store as index_store
+from neardup_udfs.index.store import IndexManifest, IndexStoreError
+from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
+from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report_html import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
@@ -29,6 +30,7 @@ from neardup_udfs.runtime import (
     LostRecords,
     StageClock,
     begin_output,
+    cached_run,
     check_directory,
     counts_of,
     read_checked,
@@ -45,14 +47,13 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import JobCount, cut, lineage_cuts, run_settings
+from neardup_udfs.session import JobCount, cut
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
 from neardup_udfs.stages.normalize import is_empty, prepare
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
-from neardup_udfs.storage import HadoopStorage, Storage, join
 
 __all__ = ["Summary", "near_settings", "run"]
 
@@ -82,16 +83,15 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         as a duplicate of a kept row, or rejected. Everything the run persists is released
         before it returns or raises.
     """
-    cache, jobs = Cache(), JobCount()
-    jobs.start(spark, f"neardup dedup {config.input}")
     try:
-        with run_settings(spark), lineage_cuts(spark, config.checkpoint_dir) as cuts:
-            return _run(spark, config, cache, jobs, cuts)
+        return cached_run(
+            spark,
+            f"neardup dedup {config.input}",
+            config.checkpoint_dir,
+            lambda run: _run(spark, config, run.cache, run.jobs, run.cuts),
+        )
     except IndexStoreError as e:
         raise InputError(str(e)) from None
-    finally:
-        cache.release()
-        jobs.stop(spark)
 
 
 @dataclass(frozen=True)
@@ -116,11 +116,13 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
                 "--update-index to start it with this run's documents"
             )
         empty = index_store.new_manifest(
-            config.preset_name, pipeline, config.k, config.hamming_scheme()
+            config.preset_name, pipeline, config.max_distance, config.hamming_scheme()
         )
         return Against(empty, empty, None)
     previous = index_store.open_index(path, store)
-    index_store.check_compatible(previous, pipeline, config.k, path, config.hamming_blocks)
+    index_store.check_compatible(
+        previous, pipeline, config.max_distance, path, config.hamming_blocks
+    )
     mine = previous.batch(config.index_batch_id) if config.update_index else None
     if mine is None:
         return Against(previous, previous, previous)
@@ -181,7 +183,7 @@ def _run(
             found = match_index(
                 reader,
                 new_docs.select(DOC_ID, EXACT_KEY, value),
-                k=config.k,
+                k=config.max_distance,
                 threshold=config.jaccard_threshold,
                 hot_bucket_size=config.hot_bucket_size,
             )
@@ -336,9 +338,9 @@ def near_settings(
         scheme = index_store.scheme_of(against.previous)  # an index keeps its scheme
     floor = config.chaining_floor
     if floor is None:
-        floor = config.k if pipeline.kind == "simhash" else config.jaccard_threshold
+        floor = config.max_distance if pipeline.kind == "simhash" else config.jaccard_threshold
     return NearSettings(
-        k=config.k,
+        k=config.max_distance,
         threshold=config.jaccard_threshold,
         verification=config.verification,
         hot_bucket_size=config.hot_bucket_size,

@@ -9,32 +9,18 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from pyspark.sql import SparkSession
 
 from neardup_udfs import __version__
-from neardup_udfs.io import MANIFEST_NAME, read_documents
-from neardup_udfs.presets import Pipeline, resolve
+from neardup_udfs.config import FingerprintConfig
+from neardup_udfs.io.readers import MANIFEST_NAME, read_documents
+from neardup_udfs.io.storage import HadoopStorage, join
 from neardup_udfs.stages.fingerprint import fingerprint
-from neardup_udfs.storage import HadoopStorage, join
 
-__all__ = ["Config", "Summary", "pipeline_of", "run"]
+__all__ = ["Summary", "run"]
 
 log = logging.getLogger("neardup.fingerprint")
-
-
-@dataclass(frozen=True)
-class Config:
-    input: str
-    output: str
-    input_format: str = "text"
-    id_col: str | None = None
-    text_col: str = "text"
-    preset: str = "ditto/2"
-    char: int | None = None
-    word: int | None = None
-    overwrite: bool = False
 
 
 @dataclass(frozen=True)
@@ -45,14 +31,9 @@ class Summary:
     pipeline: str
 
 
-def pipeline_of(config: Config) -> Pipeline:
-    options: dict[str, Any] = {"char": config.char, "word": config.word}
-    return resolve(config.preset, **{k: v for k, v in options.items() if v is not None})
-
-
-def run(spark: SparkSession, config: Config) -> Summary:
+def run(spark: SparkSession, config: FingerprintConfig) -> Summary:
     """Fingerprint ``config.input`` into ``config.output``; returns the counts."""
-    pipeline = pipeline_of(config)
+    pipeline = config.pipeline()
     docs = read_documents(spark, config.input, config.input_format, config.id_col, config.text_col)
     out = fingerprint(docs, pipeline)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
@@ -72,7 +53,7 @@ def run(spark: SparkSession, config: Config) -> Summary:
         "job": "fingerprint",
         "neardup_version": __version__,
         "pipeline": {"id": pipeline.id, "version": pipeline.version},
-        "config": asdict(config),
+        "config": config.to_dict(),
         "counts": asdict(summary),
     }
     text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"

@@ -22,7 +22,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig
-from neardup_udfs.io import InputError, open_uri, read_warc
+from neardup_udfs.io.readers import InputError, open_uri, read_warc
+from neardup_udfs.io.storage import HadoopStorage
+from neardup_udfs.io.warc import WarcOptions, read_file
 from neardup_udfs.kernels.phash import ANIMATED, GO_REFERENCE_FORMATS
 from neardup_udfs.presets import resolve
 from neardup_udfs.report_images import MEMBERS_SHOWN, image_report_page, thumbnail_uri
@@ -32,6 +34,7 @@ from neardup_udfs.runtime import (
     LostRecords,
     StageClock,
     begin_output,
+    cached_run,
     counts_of,
     input_stats,
     reason_counts,
@@ -50,13 +53,11 @@ from neardup_udfs.schemas import (
     REASON,
     TEXT,
 )
-from neardup_udfs.session import JobCount, lineage_cuts
+from neardup_udfs.session import JobCount
 from neardup_udfs.stages.fingerprint import to_hex
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
-from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import image_hash_udf
-from neardup_udfs.warc import WarcOptions, read_file
 
 __all__ = [
     "PIPELINE",
@@ -171,17 +172,13 @@ def run(spark: SparkSession, config: ImagesConfig) -> Summary:
         Raises LostRecords (and writes no manifest) unless every input image is kept,
         removed as a near-duplicate of a kept one, or rejected.
     """
-    old_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(config.batch_images))
-    cache, jobs = Cache(), JobCount()
-    jobs.start(spark, f"neardup images {config.input}")
-    try:
-        with lineage_cuts(spark, config.checkpoint_dir) as cuts:
-            return _run(spark, config, cache, jobs, cuts)
-    finally:
-        cache.release()
-        jobs.stop(spark)
-        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(old_batch))
+    return cached_run(
+        spark,
+        f"neardup images {config.input}",
+        config.checkpoint_dir,
+        lambda run: _run(spark, config, run.cache, run.jobs, run.cuts),
+        {"spark.sql.execution.arrow.maxRecordsPerBatch": str(config.batch_images)},
+    )
 
 
 def _run(
@@ -373,7 +370,7 @@ def near_settings(config: ImagesConfig, images: int | None = None) -> NearSettin
     representative by ``__length`` (pixels, or 0 for ``min_id``), then the smallest path;
     candidate keys for ``images`` distinct pHashes (``ImagesConfig.hamming_scheme``)."""
     return NearSettings(
-        k=config.k,
+        k=config.max_distance,
         threshold=0.0,
         verification="off",
         hot_bucket_size=config.hot_bucket_size,
@@ -381,6 +378,6 @@ def near_settings(config: ImagesConfig, images: int | None = None) -> NearSettin
         max_rounds=config.max_rounds,
         max_driver_edges=config.max_driver_edges,
         rule="longest",  # largest __length, then the smallest id
-        floor=config.k,
+        floor=config.max_distance,
         scheme=config.hamming_scheme(images),
     )

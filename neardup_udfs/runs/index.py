@@ -15,10 +15,11 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from neardup_udfs import index_store
 from neardup_udfs.config import IndexConfig
-from neardup_udfs.index_store import IndexStoreError
-from neardup_udfs.io import InputError
+from neardup_udfs.index import store as index_store
+from neardup_udfs.index.store import IndexStoreError
+from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
     Cache,
     StageClock,
@@ -34,7 +35,6 @@ from neardup_udfs.schemas import DOC_ID, EXACT_KEY, REASON, TEXT
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
 from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
-from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import exact_key_udf
 
 __all__ = ["Summary", "run"]
@@ -67,7 +67,12 @@ def run(spark: SparkSession, config: IndexConfig) -> Summary:
             an index built with another pipeline or LSH shape (the message names both).
     """
     try:
-        return cached_run(spark, config.checkpoint_dir, lambda cache: _run(spark, config, cache))
+        return cached_run(
+            spark,
+            f"neardup index {config.action} {config.input}",
+            config.checkpoint_dir,
+            lambda run: _run(spark, config, run.cache),
+        )
     except IndexStoreError as e:
         raise InputError(str(e)) from None
 
@@ -89,10 +94,10 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
     previous = index_store.open_index(config.index, store) if exists else None
     if previous is not None:
         index_store.check_compatible(
-            previous, pipeline, config.k, config.index, config.hamming_blocks
+            previous, pipeline, config.max_distance, config.index, config.hamming_blocks
         )
     manifest = previous or index_store.new_manifest(
-        config.preset_name, pipeline, config.k, config.hamming_scheme()
+        config.preset_name, pipeline, config.max_distance, config.hamming_scheme()
     )
     summary.pipeline = pipeline.id
     with clock.stage("read") as rows:
@@ -149,7 +154,7 @@ def _query(
         queries = sketch(prepare(good, pipeline), pipeline).withColumnRenamed(DOC_ID, "query_id")
         reader = IndexReader(spark, config.index, manifest)
         if manifest.kind == "simhash":
-            results = query_near(reader, queries, config.k)
+            results = query_near(reader, queries, config.max_distance)
         else:
             results = query_similar(reader, queries, config.top, cache.keep)
         results, summary.results = cache.materialize(results)

@@ -15,7 +15,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig
-from neardup_udfs.io import InputError
+from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
     Cache,
     StageClock,
@@ -35,7 +36,6 @@ from neardup_udfs.stages.winnowing import (
     hot_hashes,
     winnow_id,
 )
-from neardup_udfs.storage import HadoopStorage
 
 __all__ = ["Summary", "run"]
 
@@ -71,7 +71,12 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
         many) are skipped and counted.
         Neither applies the kernels' ``MAX_RESULTS`` budget.
     """
-    return cached_run(spark, config.checkpoint_dir, lambda cache: _run(spark, config, cache))
+    return cached_run(
+        spark,
+        f"neardup spans {config.input}",
+        config.checkpoint_dir,
+        lambda run: _run(spark, config, run.cache),
+    )
 
 
 def _read(
@@ -106,10 +111,12 @@ def _pairs(spark: SparkSession, path: str) -> DataFrame:
 def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
     clock = StageClock(log)
     mode = "pairs" if config.pairs else "provenance"
-    summary = Summary(mode=mode, pipeline=winnow_id(config.k, config.w), seconds=clock.seconds)
+    summary = Summary(
+        mode=mode, pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds
+    )
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     begin_output(store, config.output)
-    k, w = config.k, config.w
+    k, w = config.kgram_bytes, config.window
 
     with clock.stage("read"):
         docs, rejects, summary.input = _read(spark, config, config.input, cache, summary)

@@ -1,5 +1,5 @@
 """The index stages: documents into a persistent index, new documents against it, and
-near / similar queries as Spark jobs (layout and commit protocol: ``index_store``)."""
+near / similar queries as Spark jobs (layout and commit protocol: ``index.store``)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pandas as pd
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from neardup_udfs import index_store
-from neardup_udfs.index_query import near_ranked, similar_ranked
-from neardup_udfs.index_store import EXACT_BAND, Batch, IndexManifest, scheme_of
+from neardup_udfs.index import store as index_store
+from neardup_udfs.index.query import near_ranked, similar_ranked
+from neardup_udfs.index.store import EXACT_BAND, Batch, IndexManifest, scheme_of
+from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.schemas import (
     BAND,
     DISTANCE,
@@ -33,7 +34,6 @@ from neardup_udfs.schemas import (
 from neardup_udfs.session import cut
 from neardup_udfs.stages.candidates import simhash_table_keys
 from neardup_udfs.stages.verify import estimated_jaccard, hamming
-from neardup_udfs.storage import HadoopStorage
 from neardup_udfs.udfs import prefix_keys_udf
 
 __all__ = [

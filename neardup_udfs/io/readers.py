@@ -14,6 +14,8 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType, VariantType
 
+from neardup_udfs.io.storage import Listed
+from neardup_udfs.io.warc import WarcOptions, record_batches
 from neardup_udfs.schemas import (
     CORRUPT_RECORD,
     DOC_ID,
@@ -23,8 +25,6 @@ from neardup_udfs.schemas import (
     SOURCE_FILE,
     TEXT,
 )
-from neardup_udfs.storage import Listed
-from neardup_udfs.warc import WarcOptions, record_batches
 
 __all__ = [
     "INPUT_FORMATS",

@@ -19,11 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from neardup_udfs.index_store import IndexManifest, IndexStoreError, open_index, scheme_of
+from neardup_udfs.index.store import IndexManifest, IndexStoreError, open_index, scheme_of
+from neardup_udfs.io.storage import ArrowStorage, StorageError
 from neardup_udfs.kernels import lsh
 from neardup_udfs.kernels.hamming_index import Index, Match
 from neardup_udfs.kernels.lsh_forest import Forest
-from neardup_udfs.storage import ArrowStorage, StorageError
 
 __all__ = [
     "LocalIndex",

@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from neardup_udfs import __version__
+from neardup_udfs.io.storage import ArrowStorage, Storage, StorageError, join
 from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.presets import Pipeline, resolve
-from neardup_udfs.storage import ArrowStorage, Storage, StorageError, join
 
 __all__ = [
     "EXACT_BAND",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from neardup_udfs.storage import HadoopStorage, Listed
+from neardup_udfs.io.storage import HadoopStorage, Listed
 
 __all__ = ["HIDDEN_REASON", "Unread", "hidden_name", "unread_files"]
 

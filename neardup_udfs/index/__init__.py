@@ -1,0 +1,2 @@
+"""The persistent near-duplicate index: its layout, manifest and atomic commit (store), and
+the near / similar searches over it (query)."""
