@@ -5,7 +5,7 @@
 For each clustering and each MinHash verification (hybrid, the default, and exact), one run
 of ``jobs/dedup.py``'s ``run`` over the real Debian texts of ``../shared/data/text``
 (copyright files, the licence texts of a crawl; fortunes; man pages) and over the bench's
-sample of N documents in near-duplicate families built from them (``bench_dedup``'s
+sample of N documents in near-duplicate families built from them (``lib.corpora``'s
 ``scaled_corpus``, 50,000 by default; 0 skips it), default configuration otherwise.
 Scored against exact ground truth on the job's own shingle sets (semblance word 3-shingles):
 
@@ -26,58 +26,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from bench_dedup import (
-    exact_pairs,
-    load_real,
-    scaled_corpus,
-    shingle_sets,
-    start_spark,
-    write_corpus,
-)
+from lib.corpora import load_real, scaled_corpus, write_corpus
+from lib.scoring import score
+from lib.spark import start_spark
+from lib.truth import exact_pairs, shingle_sets
 from pyspark.sql import SparkSession
 
 from neardup_udfs.config import load_config
 from neardup_udfs.runs import dedup as dedup_job
-
-THRESHOLD = 0.7
-
-
-def _jaccard(a: np.ndarray, b: np.ndarray) -> float:
-    if not len(a) or not len(b):
-        return 0.0
-    inter = len(np.intersect1d(a, b, assume_unique=True))
-    return inter / (len(a) + len(b) - inter)
-
-
-def score(spark: Any, out: Path, ids: list[str], sets: list[np.ndarray], truth: Any) -> dict:
-    place = {d: i for i, d in enumerate(ids)}
-    rows = spark.read.parquet(str(out / "clusters")).collect()
-    kept = np.zeros(len(ids), dtype=bool)
-    removed, precise, exact = 0, 0, 0
-    for r in rows:
-        i = place[r.doc_id]
-        if r.is_representative:
-            kept[i] = True
-            continue
-        if not len(sets[i]):
-            continue  # no shingles: only ever an exact duplicate
-        removed += 1
-        j = _jaccard(sets[i], sets[place[r.cluster_id]])
-        same = np.array_equal(sets[i], sets[place[r.cluster_id]])
-        exact += same
-        precise += same or j >= THRESHOLD
-    strong = truth.at_least(3, 4)  # J >= 0.75
-    a, b = strong // truth.n, strong % truth.n
-    both_kept = int(np.count_nonzero(kept[a] & kept[b]))
-    return {
-        "removed_with_shingles": removed,
-        "removed_exact_copies": exact,
-        "removal_precision": round(precise / removed, 5) if removed else 1.0,
-        "pairs_j075": len(strong),
-        "residual_both_kept": both_kept,
-        "residual_share": round(both_kept / len(strong), 5) if len(strong) else 0.0,
-    }
 
 
 def runs(

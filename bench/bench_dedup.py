@@ -9,7 +9,7 @@ Everything runs in this one process with one SparkSession (local[2]):
    pages; raw bytes decoded as UTF-8 with replacement) and a scaled corpus of ``--scale``
    documents in near-duplicate families: a source text per family (as many random real
    lines as a random real text has) and 1 + Poisson(1) copies of it with seeded
-   random edits (see ``scaled_corpus``, ``mutate``);
+   random edits (see ``lib.corpora``: ``scaled_corpus``, ``mutate``);
 2. the dedup job with its defaults, MinHash (preset semblance, threshold 0.7 -> recall-first
    banding 25 x 5 of 125 slots, hybrid verification) and SimHash (ditto/2, k=3), on both:
    end-to-end wall time and docs/s;
@@ -28,215 +28,64 @@ job outputs) go to out/bench_dedup/.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import math
 import os
-import platform
 import random
 import re
 import shutil
-import subprocess
 import sys
-import tarfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
-import pandas as pd
 import xxhash
-from corpus import DEBIAN_COPYRIGHT, SHARED_DATA
-from numba import njit
-from pyspark.ml.feature import HashingTF, MinHashLSH
+from lib.corpora import (
+    I64,
+    SEED,
+    SHARED_DATA,
+    TEXT_DATA,
+    WORK,
+    CorpusFile,
+    Docs,
+    Scaled,
+    load_real,
+    scaled_corpus,
+    write_corpus,
+)
+from lib.mllib import TARGET_RECALL_075, mllib_join, mllib_tables
+from lib.progress import log
+from lib.scoring import EvalSet, quality
+from lib.spark import machine, start_spark
+from lib.tables import print_table
+from lib.timing import best_of
+from lib.truth import SHINGLE_W, THRESHOLD, exact_pairs, shingle_sets
 from pyspark.ml.functions import vector_to_array
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.functions import pandas_udf
-from pyspark.sql.types import ArrayType, LongType
-from timing import best_of
 
 from neardup_udfs.config import DedupConfig, load_config
 from neardup_udfs.kernels.words_jit import word_shingles_batch
 from neardup_udfs.presets import Pipeline, resolve
 from neardup_udfs.runs import dedup as dedup_job
-from neardup_udfs.stages.verify import estimate_margin
 from neardup_udfs.udfs import exact_key_udf, fingerprint_udf
 
-ROOT = Path(__file__).resolve().parent.parent
-
-TEXT_DATA = SHARED_DATA / "text"
-FORTUNES = TEXT_DATA / "debian_fortunes" / "fortunes_1.99.1-7.3.tar.xz"
-MANPAGES = TEXT_DATA / "debian_manpages" / "manpages_6.03-2_and_manpages-dev_6.03-2.tar.xz"
 COPYRIGHT_TRUTH_W5 = TEXT_DATA / "debian_copyright" / "groundtruth_jaccard_w5_ge0.5.tsv"
-WORK = Path(os.environ.get("NEARDUP_BENCH_WORK", ROOT / "out" / "bench_dedup"))
 
-SEED = 20261130
-THRESHOLD = 0.7  # Jaccard threshold of every system and of the ground truth
-T_07 = (7, 10)  # the same thresholds as exact fractions: J >= num / den
-T_075 = (3, 4)
-SHINGLE_W = 3  # semblance word 3-shingles
-# HashingTF width: two documents of 10,000 shingles each expect ~0.05 index collisions
-MLLIB_FEATURES = 1 << 30
 MLLIB_SAMPLE = 50_000
 EVAL_SAMPLE = 5_000
-MIN_LINES = 4  # lines of a scaled-corpus family source, at least
 OUTPUTS = ("docs", "clusters", "pairs", "rejects")
 # The reference's own MinHash configuration (the job's default until 2026-11-30): semblance's
 # closest-threshold banding (16 x 8 of 128 slots) and the signature estimate.
 SEMBLANCE: dict[str, Any] = {"banding": "semblance", "verification": "estimate"}
 TARGET_DOCS, TARGET_BYTES = 500_000, 500_000_000
-TARGET_RECALL_075, TARGET_PRECISION, TARGET_MLLIB_RECALL_07 = 0.99, 0.99, 0.95
-
-Docs = list[tuple[str, str]]  # (id, text)
-I64 = npt.NDArray[np.int64]
-U64 = npt.NDArray[np.uint64]
-
-
-def log(message: str) -> None:
-    """Progress on stderr (the table and the JSON line go to stdout)."""
-    print(f"[bench_dedup {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+TARGET_PRECISION, TARGET_MLLIB_RECALL_07 = 0.99, 0.95
 
 
 # --- corpora ------------------------------------------------------------------------------
-
-
-def _decode(raw: bytes) -> str:
-    return raw.decode("utf-8", "replace")
-
-
-def load_real() -> dict[str, Docs]:
-    """The three real collections, raw text decoded as UTF-8 with replacement.
-
-    Ids: ``copyright/<package>.copyright``; ``fortunes/<file>:<i>`` (i = index of the piece
-    in ``text.split("\\n%\\n")``, empty pieces skipped, as in the shipped ground truth);
-    ``man/<path in the tarball>`` (gunzipped).
-    """
-    out: dict[str, Docs] = {"copyright": [], "fortunes": [], "man": []}
-    with tarfile.open(DEBIAN_COPYRIGHT) as tf:
-        for m in tf.getmembers():
-            f = tf.extractfile(m) if m.isfile() else None
-            if f is not None:
-                out["copyright"].append((f"copyright/{Path(m.name).name}", _decode(f.read())))
-    with tarfile.open(FORTUNES) as tf:
-        for m in tf.getmembers():
-            f = tf.extractfile(m) if m.isfile() and not m.name.endswith(".dat") else None
-            if f is not None:
-                name = Path(m.name).name
-                for i, piece in enumerate(_decode(f.read()).split("\n%\n")):
-                    if piece:
-                        out["fortunes"].append((f"fortunes/{name}:{i}", piece))
-    with tarfile.open(MANPAGES) as tf:
-        for m in tf.getmembers():
-            f = tf.extractfile(m) if m.isfile() else None
-            if f is not None:
-                raw = f.read()
-                out["man"].append((f"man/{m.name}", _decode(gzip.decompress(raw))))
-    return out
-
-
-@dataclass(frozen=True)
-class Scaled:
-    docs: Docs
-    source: I64  # family of each document (its copies share one source text)
-    recipe: Counter[str]  # documents per edit kind
-
-
-_HEADERS = (
-    "Mirrored from https://mirror{a}.example.org/pub/{b} on 2026-{m:02d}-{d:02d}",
-    "Archive copy {b} -- retrieved {m:02d}/{d:02d}/2026 by crawler node {a}",
-    "Posted in: Licences and legal notices (item {b}, page {a})",
-)
-_FOOTERS = (
-    "--\nThis copy is kept by mirror{a}.example.org. Report problems to webmaster@example.org"
-    " quoting reference {b}.",
-    "Last modified 2026-{m:02d}-{d:02d}. Page {b} of the archive. All trademarks belong to "
-    "their owners.",
-    "Share this page | Print | Back to top ({a}/{b})",
-)
-
-
-def _boilerplate(rng: random.Random, templates: Sequence[str]) -> str:
-    template = templates[rng.randrange(len(templates))]
-    return template.format(
-        a=rng.randrange(100), b=rng.randrange(10**6), m=rng.randint(1, 12), d=rng.randint(1, 28)
-    )
-
-
-def mutate(text: str, rng: random.Random, vocab: Sequence[str]) -> tuple[str, list[str]]:
-    """One edited copy of ``text`` and the list of edit kinds applied.
-
-    5 % of copies are exact. The others: with p = 0.3 two random paragraphs (blank-line
-    separated) swap places; then a word edit rate e ~ U(0, 0.06) of the space-separated words
-    get an edit each (substitution 40 %, insertion 30 %, deletion 30 %, new words drawn from
-    the real texts' vocabulary); then p = 0.3 a header line, p = 0.3 a footer line (random
-    mirror / archive boilerplate with random numbers), and p = 0.2 HTML wrapping (html, head,
-    title = first line, body, one <p> per paragraph).
-    """
-    if rng.random() < 0.05:
-        return text, ["exact copy"]
-    kinds: list[str] = []
-    paragraphs = text.split("\n\n")
-    if len(paragraphs) > 2 and rng.random() < 0.3:
-        i, j = rng.sample(range(len(paragraphs)), 2)
-        paragraphs[i], paragraphs[j] = paragraphs[j], paragraphs[i]
-        kinds.append("paragraph swap")
-    words = "\n\n".join(paragraphs).split(" ")
-    n_edits = int(rng.uniform(0.0, 0.06) * len(words) + rng.random())
-    for _ in range(n_edits):
-        j = rng.randrange(len(words))
-        op = rng.random()
-        if op < 0.4:
-            words[j] = vocab[rng.randrange(len(vocab))]
-        elif op < 0.7:
-            words.insert(j, vocab[rng.randrange(len(vocab))])
-        elif len(words) > 1:
-            del words[j]
-    if n_edits:
-        kinds.append("word edits")
-    out = " ".join(words)
-    if rng.random() < 0.3:
-        out = _boilerplate(rng, _HEADERS) + "\n\n" + out
-        kinds.append("header")
-    if rng.random() < 0.3:
-        out = out + "\n\n" + _boilerplate(rng, _FOOTERS) + "\n"
-        kinds.append("footer")
-    if rng.random() < 0.2:
-        title = out.strip().split("\n", 1)[0][:80]
-        body = "\n".join(f"<p>{p}</p>" for p in out.split("\n\n"))
-        out = (
-            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            f"</head>\n<body>\n{body}\n</body></html>\n"
-        )
-        kinds.append("html")
-    return out, kinds or ["nothing drawn (unchanged)"]
-
-
-def family_source(template: str, rng: random.Random, lines: Sequence[str]) -> str:
-    """A new source text with as many lines as ``template`` (a real text) but at least
-    ``MIN_LINES``, each a uniformly random non-blank line of the real texts.
-
-    Every line is real text, and frequent lines (licence names, markup) stay frequent, but two
-    sources share only lines drawn by chance, so families stay apart however many there are.
-    The minimum keeps a copy's added header or footer (the same few templates corpus-wide)
-    from making two short documents of different families near duplicates: with one-line
-    sources, such pairs grew with the square of the corpus size.
-    """
-    n = max(MIN_LINES, template.count("\n") + 1)
-    return "\n".join(lines[rng.randrange(len(lines))] for _ in range(n))
-
-
-def family_size(rng: random.Random, cap: int = 12) -> int:
-    """1 + Poisson(1), at most ``cap``: 37 % of families are single documents, mean 2."""
-    k, p, limit = 0, rng.random(), math.exp(-1.0)
-    while p > limit and k < cap - 1:
-        k += 1
-        p *= rng.random()
-    return 1 + k
 
 
 def warmup_docs(real: Docs) -> Docs:
@@ -246,215 +95,7 @@ def warmup_docs(real: Docs) -> Docs:
     return picked + scaled_corpus(picked, 40, seed=SEED + 2).docs
 
 
-def scaled_corpus(real: Docs, n: int, seed: int = SEED) -> Scaled:
-    """``n`` documents in near-duplicate families (seeded).
-
-    Each family has a source text of its own (``family_source`` shaped like a uniformly
-    random real text) and ``family_size`` documents, each ``mutate`` of the source. Families
-    are written one after another with ids ``s0000000``, ``s0000001``, ..., so every prefix
-    of the corpus is itself a corpus of the same construction, and the number of
-    near-duplicate pairs grows linearly with n (family sizes do not depend on n, as in a
-    crawl that grows).
-    """
-    rng = random.Random(seed)
-    vocab = sorted({w for _, t in real[::7] for w in t.split() if w.isalpha() and len(w) < 20})
-    lines = [line for _, t in real for line in t.split("\n") if line.strip()]
-    docs: Docs = []
-    source = np.empty(n, dtype=np.int64)
-    recipe: Counter[str] = Counter()
-    width = max(7, len(str(n)))
-    family = 0
-    while len(docs) < n:
-        text = family_source(real[rng.randrange(len(real))][1], rng, lines)
-        for _ in range(min(family_size(rng), n - len(docs))):
-            copy, kinds = mutate(text, rng, vocab)
-            source[len(docs)] = family
-            docs.append((f"s{len(docs):0{width}d}", copy))
-            recipe.update(kinds)
-        family += 1
-    return Scaled(docs, source, recipe)
-
-
-@dataclass(frozen=True)
-class CorpusFile:
-    """A corpus written as JSON lines (``id``, ``text``) for the job and for MLlib."""
-
-    name: str
-    path: Path
-    docs: Docs
-
-    @property
-    def n(self) -> int:
-        return len(self.docs)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(len(t.encode("utf-8")) for _, t in self.docs)
-
-
-def write_corpus(name: str, docs: Docs) -> CorpusFile:
-    path = WORK / "corpora" / f"{name}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        for doc_id, text in docs:
-            fh.write(json.dumps({"id": doc_id, "text": text}, ensure_ascii=False))
-            fh.write("\n")
-    return CorpusFile(name, path, docs)
-
-
 # --- exact all-pairs Jaccard (the ground truth) ----------------------------------------------
-
-
-def shingle_sets(texts: Sequence[str], w: int = SHINGLE_W) -> list[U64]:
-    """Each text's set of semblance word w-shingles (the job's own kernel), sorted, unique."""
-    hashes, offsets = word_shingles_batch(texts, w)
-    return [np.unique(hashes[offsets[i] : offsets[i + 1]]) for i in range(len(texts))]
-
-
-@njit(cache=False)
-def _all_pairs(
-    indptr: I64,
-    data: I64,
-    plen: I64,
-    post_ptr: I64,
-    post_doc: I64,
-    num: int,
-    den: int,
-    out: I64,
-) -> int:
-    """Prefix-filtered all-pairs join: every (y, x), y < x, with J >= num/den, into ``out``
-    rows (y, x, |x & y|). Returns the row count, or -1 when ``out`` is too small."""
-    n = len(indptr) - 1
-    mark = np.full(n, -1, dtype=np.int64)
-    count = 0
-    for x in range(n):
-        x0, x1 = indptr[x], indptr[x + 1]
-        nx = x1 - x0
-        for q in range(x0, x0 + plen[x]):
-            tok = data[q]
-            for r in range(post_ptr[tok], post_ptr[tok + 1]):
-                y = post_doc[r]
-                if y >= x:
-                    break  # postings are sorted by set index
-                if mark[y] == x:
-                    continue
-                mark[y] = x
-                y0, y1 = indptr[y], indptr[y + 1]
-                ny = y1 - y0
-                if den * min(nx, ny) < num * max(nx, ny):
-                    continue  # J <= min/max: too different in size
-                i, j, inter = x0, y0, 0
-                while i < x1 and j < y1:
-                    if data[i] == data[j]:
-                        inter += 1
-                        i += 1
-                        j += 1
-                    elif data[i] < data[j]:
-                        i += 1
-                    else:
-                        j += 1
-                if den * inter >= num * (nx + ny - inter):
-                    if count == len(out):
-                        return -1
-                    out[count, 0] = y
-                    out[count, 1] = x
-                    out[count, 2] = inter
-                    count += 1
-    return count
-
-
-@dataclass(frozen=True)
-class Truth:
-    """Exact Jaccard of every document pair with J >= 0.7 among ``n`` documents.
-
-    Pairs are codes ``a * n + b`` (a < b, positions in the evaluated document list).
-    """
-
-    n: int
-    sizes: I64  # shingle-set size per document
-    codes: I64  # sorted pair codes with J >= 0.7
-    inter: I64  # |A & B| per code
-    union: I64  # |A | B| per code
-    seconds: float
-
-    def at_least(self, num: int, den: int) -> I64:
-        return self.codes[den * self.inter >= num * self.union]
-
-
-def exact_pairs(sets: Sequence[U64], t: tuple[int, int] = T_07) -> Truth:
-    """All pairs with exact Jaccard >= t, by prefix filtering (AllPairs) over an inverted index.
-
-    Notes:
-        Lossless: with shingles ordered rarest first, two sets with J >= t share a shingle
-        within their first ``|x| - ceil(t|x|) + 1`` shingles. Identical sets are collapsed
-        first (their pairs have J = 1). Empty sets (fewer than 3 words) pair with nothing:
-        J = 0, semblance's rule and the job's exact verification.
-    """
-    started = time.perf_counter()
-    num, den = t
-    n = len(sets)
-    sizes = np.array([len(s) for s in sets], dtype=np.int64)
-    groups: dict[bytes, list[int]] = defaultdict(list)
-    for i, s in enumerate(sets):
-        if len(s):
-            groups[s.tobytes()].append(i)
-    members = list(groups.values())
-    uniq = [sets[g[0]] for g in members]
-    codes: list[I64] = []
-    inter: list[I64] = []
-    union: list[I64] = []
-
-    def add(a: I64, b: I64, common: I64, total: I64) -> None:
-        lo, hi = np.minimum(a, b), np.maximum(a, b)
-        codes.append(lo * n + hi)
-        inter.append(common)
-        union.append(total)
-
-    for g in members:  # identical sets: J = 1
-        if len(g) > 1:
-            a, b = np.triu_indices(len(g), 1)
-            arr = np.asarray(g, dtype=np.int64)
-            k = sizes[arr[a]]
-            add(arr[a], arr[b], k, k)
-    if len(uniq) > 1:
-        allv = np.concatenate(uniq)
-        tokens, inverse, counts = np.unique(allv, return_inverse=True, return_counts=True)
-        rank_of = np.empty(len(tokens), dtype=np.int64)
-        rank_of[np.lexsort((tokens, counts))] = np.arange(len(tokens))  # rarest first
-        ranks = rank_of[inverse]
-        lens = np.array([len(u) for u in uniq], dtype=np.int64)
-        indptr = np.zeros(len(uniq) + 1, dtype=np.int64)
-        np.cumsum(lens, out=indptr[1:])
-        data = np.concatenate([np.sort(ranks[indptr[i] : indptr[i + 1]]) for i in range(len(uniq))])
-        plen = lens - (num * lens + den - 1) // den + 1
-        owner = np.repeat(np.arange(len(uniq), dtype=np.int64), lens)
-        pos = np.arange(len(data), dtype=np.int64) - indptr[owner]
-        in_prefix = pos < plen[owner]
-        p_tok, p_doc = data[in_prefix], owner[in_prefix]
-        order = np.lexsort((p_doc, p_tok))
-        post_doc = p_doc[order]
-        post_ptr = np.zeros(len(tokens) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(p_tok, minlength=len(tokens)), out=post_ptr[1:])
-        cap = 1 << 16
-        while True:
-            out = np.empty((cap, 3), dtype=np.int64)
-            got = _all_pairs(indptr, data, plen, post_ptr, post_doc, num, den, out)
-            if got >= 0:
-                break
-            cap *= 4
-        for y, x, common in out[:got]:
-            ga = np.asarray(members[y], dtype=np.int64)
-            gb = np.asarray(members[x], dtype=np.int64)
-            a, b = np.repeat(ga, len(gb)), np.tile(gb, len(ga))
-            total = lens[y] + lens[x] - common
-            add(a, b, np.full(len(a), common), np.full(len(a), total))
-    if codes:
-        all_codes = np.concatenate(codes)
-        order = np.argsort(all_codes, kind="stable")
-        c, i_, u_ = all_codes[order], np.concatenate(inter)[order], np.concatenate(union)[order]
-    else:
-        c = i_ = u_ = np.zeros(0, dtype=np.int64)
-    return Truth(n, sizes, c, i_, u_, time.perf_counter() - started)
 
 
 def check_against_shipped_truth(copyright: Docs) -> dict[str, Any]:
@@ -564,133 +205,6 @@ def exact_leaders(corpus: CorpusFile, preset: str) -> dict[str, str]:
     return {doc_id: lead[key] for (doc_id, _), key in zip(corpus.docs, keys, strict=True)}
 
 
-@dataclass(frozen=True)
-class Quality:
-    found: int
-    truth_07: int
-    truth_075: int
-    hit_07: int
-    hit_075: int
-    fp_near: int  # false positives with 0.6 <= J < 0.7
-    fp_far: int  # false positives with J < 0.6, at least one document with shingles
-    fp_empty_same: int  # both documents without shingles, same token text (exact duplicates)
-    fp_empty_diff: int  # both documents without shingles, different texts
-    misses: dict[str, int] = field(default_factory=dict)  # why pairs J >= 0.75 were missed
-
-    @property
-    def recall_07(self) -> float:
-        return self.hit_07 / self.truth_07 if self.truth_07 else 1.0
-
-    @property
-    def recall_075(self) -> float:
-        return self.hit_075 / self.truth_075 if self.truth_075 else 1.0
-
-    @property
-    def precision(self) -> float:
-        return self.hit_07 / self.found if self.found else 1.0
-
-    def figures(self) -> dict[str, Any]:
-        return {
-            "found": self.found,
-            "truth_ge_0.7": self.truth_07,
-            "truth_ge_0.75": self.truth_075,
-            "recall_ge_0.7": round(self.recall_07, 4),
-            "recall_ge_0.75": round(self.recall_075, 4),
-            "precision": round(self.precision, 4),
-            "fp_0.6_to_0.7": self.fp_near,
-            "fp_below_0.6": self.fp_far,
-            "fp_no_shingles_same_tokens": self.fp_empty_same,
-            "fp_no_shingles_different": self.fp_empty_diff,
-            **({"misses_ge_0.75": self.misses} if self.misses else {}),
-        }
-
-
-def _estimate_dropped(run: JobRun, estimate: float) -> bool:
-    """Whether the run's verification rejected a pair on its signature estimate alone."""
-    if run.verification == "estimate":
-        return estimate < THRESHOLD
-    if run.verification == "hybrid":
-        return estimate < THRESHOLD - estimate_margin(run.pipeline.param("k"))
-    return False
-
-
-def quality(found: I64, ev: EvalSet, run: JobRun | None = None) -> Quality:
-    """Recall (J >= 0.7, J >= 0.75) and precision (found pairs with J >= 0.7) of ``found``.
-
-    With a MinHash ``run``: each missed pair with J >= 0.75 is classified against that run's
-    pipeline (its banding): "lsh" (no common band key, never a candidate), "estimate" (a
-    candidate rejected on its signature estimate by estimate or hybrid verification),
-    "other" (neither: e.g. a hot bucket's star).
-    """
-    truth = ev.truth
-    t075 = truth.at_least(*T_075)
-    hit = np.isin(found, truth.codes)
-    near = far = empty_same = empty_diff = 0
-    for code in found[~hit].tolist():
-        a, b = divmod(code, truth.n)
-        sa, sb = ev.sets[a], ev.sets[b]
-        if not len(sa) and not len(sb):
-            if ev.token_key(a) == ev.token_key(b):
-                empty_same += 1
-            else:
-                empty_diff += 1
-            continue
-        common = len(np.intersect1d(sa, sb, assume_unique=True))
-        if common / (len(sa) + len(sb) - common) >= 0.6:
-            near += 1
-        else:
-            far += 1
-    misses: Counter[str] = Counter()
-    if run is not None and run.method == "minhash":
-        sigs, keys = ev.minhash(run.pipeline)
-        for code in t075[~np.isin(t075, found)].tolist():
-            a, b = divmod(code, truth.n)
-            if not np.any(keys[a] == keys[b]):
-                misses["lsh"] += 1
-            elif _estimate_dropped(run, float(np.mean(sigs[a] == sigs[b]))):
-                misses["estimate"] += 1
-            else:
-                misses["other"] += 1
-    return Quality(
-        found=len(found),
-        truth_07=len(truth.codes),
-        truth_075=len(t075),
-        hit_07=int(hit.sum()),
-        hit_075=int(np.isin(t075, found).sum()),
-        fp_near=near,
-        fp_far=far,
-        fp_empty_same=empty_same,
-        fp_empty_diff=empty_diff,
-        misses=dict(misses),
-    )
-
-
-@dataclass
-class EvalSet:
-    """Documents to score, with their exact ground truth."""
-
-    name: str
-    docs: Docs
-    sets: list[U64]
-    truth: Truth
-    index: dict[str, int] = field(init=False)
-    results: dict[str, Quality] = field(default_factory=dict)
-    _sketches: dict[str, tuple[U64, U64]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.index = {d: i for i, (d, _) in enumerate(self.docs)}
-
-    def token_key(self, i: int) -> str:
-        return resolve("semblance").exact_keys([self.docs[i][1]])[0]
-
-    def minhash(self, pipeline: Pipeline) -> tuple[U64, U64]:
-        """A pipeline's MinHash signatures and band keys of every document (computed once)."""
-        if pipeline.id not in self._sketches:
-            sigs = pipeline.signature_batch([t for _, t in self.docs])
-            self._sketches[pipeline.id] = (sigs, pipeline.band_keys_batch(sigs))
-        return self._sketches[pipeline.id]
-
-
 def make_eval(name: str, docs: Docs) -> EvalSet:
     sets = shingle_sets([t for _, t in docs])
     truth = exact_pairs(sets)
@@ -719,25 +233,6 @@ def family_sample(scaled: Scaled, limit: int, size: int, seed: int = SEED) -> li
 
 
 # --- the runs ------------------------------------------------------------------------------
-
-
-def start_spark() -> SparkSession:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("neardup-bench-dedup")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "2000")
-        .config("spark.driver.memory", "4g")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
 
 
 @dataclass
@@ -818,18 +313,6 @@ def run_job(
     return run
 
 
-def mllib_tables(target_recall: float = TARGET_RECALL_075, j: float = 0.75) -> int:
-    """Fewest MinHashLSH tables L with candidate probability 1 - (1 - J)^L >= target at J.
-
-    MLlib's MinHashLSH is pure OR-amplification (one MinHash per table), so a pair with
-    Jaccard J is a candidate with probability 1 - (1 - J)^L, and approxSimilarityJoin then
-    checks its exact Jaccard distance: recall = that probability, precision = 1 (on the
-    hashed sets). L = 3 already gives 0.973 at J = 0.7 (the baseline's >= 0.95); L = 4 is
-    the fewest that also gives >= 0.99 at J = 0.75 (0.996; 0.992 at 0.7), the job's target.
-    """
-    return math.ceil(math.log(1 - target_recall) / math.log(1 - j))
-
-
 @dataclass
 class MllibRun:
     corpus: CorpusFile
@@ -852,48 +335,6 @@ class MllibRun:
             "load_1min_before_after": list(self.load),
             "buckets": self.buckets,
         }
-
-
-def _shingles_udf() -> Any:
-    w = SHINGLE_W
-
-    @pandas_udf(ArrayType(LongType()))  # type: ignore[call-overload]
-    def shingles(texts: pd.Series) -> pd.Series:
-        hashes, offsets = word_shingles_batch(texts.tolist(), w)
-        signed = hashes.view(np.int64)
-        return pd.Series(
-            [np.unique(signed[offsets[i] : offsets[i + 1]]) for i in range(len(texts))]
-        )
-
-    return shingles
-
-
-def mllib_join(
-    spark: SparkSession, path: Path, out: Path, tables: int, id_col: str = "id"
-) -> tuple[DataFrame, int]:
-    """The MLlib pipeline ``run_mllib`` times: read the jsonl at ``path`` (columns ``id_col``,
-    text), word 3-shingles (documents without any dropped: MinHashLSH rejects empty
-    vectors), HashingTF (binary, 2^30), MinHashLSH (``tables`` tables, seeded), self-join
-    with approxSimilarityJoin at Jaccard distance 1 - 0.7, and the pairs (a < b, distance)
-    written as parquet to ``out``. Returns the hashed documents (persisted: unpersist them)
-    and their count."""
-    shingles = _shingles_udf()
-    text = shingles(F.col("text")).alias("sh")
-    docs = spark.read.json(str(path)).select(F.col(id_col).alias("id"), text)
-    docs = docs.where(F.size("sh") > 0)
-    tf = HashingTF(inputCol="sh", outputCol="features", numFeatures=MLLIB_FEATURES)
-    feats = tf.setBinary(True).transform(docs).select("id", "features")
-    lsh = MinHashLSH(inputCol="features", outputCol="hashes", numHashTables=tables, seed=SEED)
-    model = lsh.fit(feats)
-    hashed = model.transform(feats).persist()
-    count = hashed.count()
-    # distance < 1 - 0.7 would drop pairs at exactly J = 0.7 (Spark filters with "<")
-    joined = model.approxSimilarityJoin(hashed, hashed, 1.0 - THRESHOLD + 1e-9, "distance")
-    pairs = joined.select(
-        F.col("datasetA.id").alias("a"), F.col("datasetB.id").alias("b"), "distance"
-    ).where(F.col("a") < F.col("b"))
-    pairs.write.mode("overwrite").parquet(str(out))
-    return hashed, count
 
 
 def run_mllib(spark: SparkSession, corpus: CorpusFile, label: str, tables: int) -> MllibRun:
@@ -985,40 +426,6 @@ def check_counts(run: JobRun, leaders: Leaders) -> list[str]:
 
 
 # --- report --------------------------------------------------------------------------------
-
-
-def machine() -> dict[str, Any]:
-    import pyspark
-
-    free = subprocess.run(["free", "-h"], capture_output=True, text=True, check=False).stdout
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
-    return {
-        "nproc": os.cpu_count(),
-        "free_h": free.strip(),
-        "load_1_5_15": [round(x, 2) for x in os.getloadavg()],
-        "python": platform.python_version(),
-        "pyspark": pyspark.__version__,
-        "java": (java.stderr.splitlines() or ["?"])[0],
-        "platform": platform.platform(),
-    }
-
-
-def _cell(c: Any) -> str:
-    if isinstance(c, float):
-        return f"{c:.0f}" if abs(c) >= 1000 else f"{c:.4g}"
-    return str(c)
-
-
-def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    cells = [list(header)] + [[_cell(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    print(f"\n== {title} ==")
-    for k, r in enumerate(cells):
-        print(
-            "  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r))
-        )
-        if k == 0:
-            print("  ".join("-" * w for w in widths))
 
 
 def lsh_curve(variant: bool = False) -> dict[str, Any]:

@@ -5,7 +5,7 @@ exact all-pairs Jaccard.
     .venv/bin/python bench/bench_dense.py [--docs N] [--runs R] [--with-conf] [--plan]
         [--timeout S] [--mllib-runs R] [--mllib-timeout S]
 
-1. corpus (``dense_corpus``, seeded): ``--docs`` documents in families of heavy-tailed sizes
+1. corpus (``lib.dense_corpus``, seeded): ``--docs`` documents in families of heavy-tailed sizes
    (a Zipf law, P(s) ~ s^-ZIPF_ALPHA for 1 <= s <= docs / 10: most families are single
    documents or a handful, a few have thousands). A family starts from a real text of
    ../shared/data/text (a Debian copyright file or a man page cut to 200-3000 words at a line
@@ -17,292 +17,60 @@ exact all-pairs Jaccard.
    {"doc_id", "text"} to out/bench_dense/corpus-N.jsonl (reused when its .meta.json records
    the same parameters). ``--plan``: only print the family sizes for ``--docs`` (no texts,
    no Spark);
-2. ground truth: exact Jaccard of the word 3-shingle sets (bench_dedup.shingle_sets, the
-   job's own kernel; bench_dedup.exact_pairs, prefix-filtered all pairs on one core), timed;
+2. ground truth: exact Jaccard of the word 3-shingle sets (lib.truth.shingle_sets, the
+   job's own kernel; lib.truth.exact_pairs, prefix-filtered all pairs on one core), timed;
 3. one after another, never two at once, each timed as a whole process (wall seconds, JVM
    start included), ``--runs`` times (medians reported), all with ``spark-submit --master
    local[2] --driver-memory 2g`` and no properties file:
    a. the job: jobs/dedup.py --config conf/dedup.toml, jsonl input with id column doc_id,
       output out/bench_dense/job (with ``--with-conf`` once more with ``--properties-file
       conf/spark-local.conf``, output out/bench_dense/job-conf);
-   b. MLlib: this script under spark-submit with ``--mllib-only``: bench_dedup.mllib_join,
+   b. MLlib: this script under spark-submit with ``--mllib-only``: lib.mllib.mllib_join,
       the pipeline bench_dedup.run_mllib times (word 3-shingles, HashingTF binary 2^30,
       MinHashLSH with 4 tables, approxSimilarityJoin at Jaccard distance 0.3), its pairs
       written to out/bench_dense/mllib; ``--mllib-runs`` times (default ``--runs``), ended
       past ``--mllib-timeout`` seconds: then the job's speed-up is shown as a lower bound
       (MLlib/job >= the seconds MLlib ran / the job's median);
 4. scores (read from the outputs with pyarrow, no JVM): recall = share of the pairs with
-   exact J >= 0.75 resolved: for the job, not both documents kept (bench_clustering.score's
+   exact J >= 0.75 resolved: for the job, not both documents kept (lib.scoring.score's
    residual; the share in one output cluster is shown too), for MLlib, the pair found; the
-   job's removal precision (bench_clustering.score: a removed document's exact J with the
-   representative kept in its place >= 0.7); MLlib's pair precision (bench_dedup.quality);
+   job's removal precision (lib.scoring.score: a removed document's exact J with the
+   representative kept in its place >= 0.7); MLlib's pair precision (lib.scoring.quality);
 5. a table and one JSON line on stdout. Logs of every Spark process: out/bench_dense/logs/.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import math
 import os
-import random
-import re
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import bench_clustering
-import bench_dedup
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
-from bench_dedup import ROOT, Docs
+from lib.corpora import SHARED_DATA
+from lib.dense_corpus import MAX_FAMILY, SEED, ZIPF_ALPHA, Corpus, family_sizes, load_or_build
+from lib.mllib import mllib_join, mllib_tables
+from lib.processes import SPARK_ARGS, Run, log, spark_submit, timed_process
+from lib.project import ROOT
+from lib.scoring import EvalSet, quality, score
+from lib.tables import print_table
+from lib.truth import exact_pairs, shingle_sets
 
 WORK = ROOT / "out" / "bench_dense"
-SEED = 20261201
-GENERATOR = 1  # bump when dense_corpus changes: cached corpora are rebuilt
-ZIPF_ALPHA = 2.0  # family sizes: P(s) ~ s^-alpha
-MAX_FAMILY = 0.1  # the largest family size allowed, as a share of the corpus
-ROOT_WORDS = (200, 3000)  # a family's first text: log-uniform length in words
-KINDS = {"copyright": 0.45, "man": 0.3, "fortunes": 0.25}  # a family's first text's origin
-EDIT_RATE = (0.01, 0.05)  # a new member: edits touching this share of its parent's words
-EXACT_COPY = 0.03  # a new member: an unedited copy of its parent
-EDIT_OPS = {"insert line": 0.35, "delete line/sentence": 0.35, "substitute words": 0.3}
-MIN_WORDS = 60  # no deletions below this many words
 SIZE_BUCKETS = ((1, 1), (2, 3), (4, 10), (11, 100), (101, 1000), (1001, 10**9))
-SPARK_ARGS = ("--master", "local[2]", "--driver-memory", "2g")
-THRESHOLD = bench_dedup.THRESHOLD  # 0.7; truth and recall at 0.75
-TABLES = bench_dedup.mllib_tables()  # 4
-SENTENCE = re.compile(r"(?<=[.!?;])\s+")
-
-
-def log(message: str) -> None:
-    print(f"[bench_dense {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def params(docs: int, seed: int) -> dict[str, Any]:
-    """Everything the corpus depends on (a cached corpus is reused only when all are equal)."""
-    return {
-        "docs": docs,
-        "seed": seed,
-        "generator": GENERATOR,
-        "zipf_alpha": ZIPF_ALPHA,
-        "max_family": MAX_FAMILY,
-        "root_words": list(ROOT_WORDS),
-        "kinds": KINDS,
-        "edit_rate": list(EDIT_RATE),
-        "exact_copy": EXACT_COPY,
-        "edit_ops": EDIT_OPS,
-        "min_words": MIN_WORDS,
-    }
+TABLES = mllib_tables()  # 4
 
 
 # --- the corpus ----------------------------------------------------------------------------
-
-
-def family_sizes(n: int, seed: int = SEED) -> list[int]:
-    """Family sizes summing to ``n``, drawn in order from the truncated Zipf law (the last one
-    cut to fit). Its own random stream, so ``--plan`` needs no texts."""
-    rng = random.Random(seed)
-    cap = max(1, int(n * MAX_FAMILY))
-    support = range(1, cap + 1)
-    cum = list(itertools.accumulate(s**-ZIPF_ALPHA for s in support))
-    sizes: list[int] = []
-    total = 0
-    while total < n:
-        s = min(rng.choices(support, cum_weights=cum)[0], n - total)
-        sizes.append(s)
-        total += s
-    return sizes
-
-
-def _words(lines: Sequence[str]) -> int:
-    return sum(len(line.split()) for line in lines)
-
-
-class Roots:
-    """First texts of families, cut from the real texts.
-
-    Copyright files and man pages (those of >= 200 words) are used in a seeded round robin:
-    each use takes the next window of the text (its beginning first) of a log-uniform length
-    in ``ROOT_WORDS``, ended at a line boundary, and a text leaves the queue when fewer than
-    200 words are left, so no two families start from overlapping windows (the real texts'
-    own shared passages, licences above all, still make some near duplicates across
-    families). When a queue is empty, fortunes: random fortunes concatenated up to the length.
-    """
-
-    def __init__(self, real: dict[str, Docs], rng: random.Random) -> None:
-        self.queues: dict[str, deque[tuple[str, list[str], int]]] = {}
-        for kind in ("copyright", "man"):
-            texts = [(d, t.split("\n")) for d, t in real[kind] if len(t.split()) >= ROOT_WORDS[0]]
-            rng.shuffle(texts)
-            self.queues[kind] = deque((d, lines, 0) for d, lines in texts)
-        self.fortunes = [t for _, t in real["fortunes"] if t.strip()]
-
-    def draw(self, rng: random.Random) -> tuple[str, list[str]]:
-        """(origin, lines) of a new family's first text."""
-        lo, hi = ROOT_WORDS
-        target = int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
-        kind = rng.choices(list(KINDS), weights=list(KINDS.values()))[0]
-        if kind != "fortunes" and not self.queues[kind]:
-            kind = next((k for k, q in self.queues.items() if q), "fortunes")
-        if kind != "fortunes":
-            queue = self.queues[kind]
-            doc_id, lines, start = queue.popleft()
-            end, words = start, 0
-            while end < len(lines) and words < target:
-                words += len(lines[end].split())
-                end += 1
-            if _words(lines[end:]) >= lo:
-                queue.append((doc_id, lines, end))
-            return f"{doc_id}@{start}", lines[start:end]
-        picked: list[str] = []
-        while _words(picked) < target:
-            picked.extend(self.fortunes[rng.randrange(len(self.fortunes))].split("\n"))
-            picked.append("%")
-        return "fortunes", picked
-
-
-class Editor:
-    """Clause-level edits of a document held as its lines."""
-
-    def __init__(self, real: dict[str, Docs]) -> None:
-        texts = [t for docs in real.values() for _, t in docs]
-        self.lines = [line for t in texts for line in t.split("\n") if len(line.split()) >= 3]
-        self.vocab = sorted(
-            {w for t in texts[::7] for w in t.split() if w.isalpha() and len(w) < 20}
-        )
-        self.ops: Counter[str] = Counter()
-
-    def edit(self, parent: Sequence[str], rng: random.Random) -> list[str]:
-        """A new member from ``parent``: edits until they touch a share ~U(EDIT_RATE) of its
-        words (at least one edit): EDIT_OPS: a random line of a random real text inserted at
-        a random place; a random sentence deleted (its line, if the line is one sentence);
-        1-3 consecutive words of a random line replaced by real words."""
-        lines = list(parent)
-        words = _words(lines)
-        budget = max(1, round(rng.uniform(*EDIT_RATE) * words))
-        spent = 0
-        while spent < budget:
-            op = rng.choices(list(EDIT_OPS), weights=list(EDIT_OPS.values()))[0]
-            filled = [i for i, line in enumerate(lines) if line.split()]
-            if op == "delete line/sentence" and (words <= MIN_WORDS or len(filled) < 3):
-                op = "insert line"
-            if op == "substitute words" and not filled:
-                op = "insert line"
-            if op == "insert line":
-                new = self.lines[rng.randrange(len(self.lines))]
-                lines.insert(rng.randint(0, len(lines)), new)
-                cost = len(new.split())
-                words += cost
-            elif op == "delete line/sentence":
-                i = filled[rng.randrange(len(filled))]
-                sentences = SENTENCE.split(lines[i].strip())
-                if len(sentences) > 1:
-                    cut = sentences.pop(rng.randrange(len(sentences)))
-                    lines[i] = " ".join(sentences)
-                    cost = len(cut.split())
-                else:
-                    cost = len(lines.pop(i).split())
-                words -= cost
-            else:
-                i = filled[rng.randrange(len(filled))]
-                tokens = lines[i].split()
-                k = min(len(tokens), rng.randint(1, 3))
-                j = rng.randrange(len(tokens) - k + 1)
-                tokens[j : j + k] = [self.vocab[rng.randrange(len(self.vocab))] for _ in range(k)]
-                lines[i] = " ".join(tokens)
-                cost = k
-            self.ops[op] += 1
-            spent += max(1, cost)
-        return lines
-
-
-@dataclass
-class Corpus:
-    path: Path
-    docs: Docs
-    family: np.ndarray  # family number of each document
-    meta: dict[str, Any]
-
-    @property
-    def nbytes(self) -> int:
-        return sum(len(t.encode("utf-8")) for _, t in self.docs)
-
-
-def dense_corpus(n: int, seed: int = SEED) -> tuple[Docs, np.ndarray, dict[str, Any]]:
-    """``n`` documents in ``family_sizes`` families, members edited from each other in
-    chains (member k of a family = ``Editor.edit`` of member ``randrange(k)``, or with
-    p = EXACT_COPY an unedited copy of it), then shuffled (seeded) and numbered: ids
-    ``d000000``, ... in the shuffled order, so a family's smallest id (the job's
-    representative) is a random member, not its first text."""
-    sizes = family_sizes(n, seed)
-    real = bench_dedup.load_real()
-    rng = random.Random(seed + 1)
-    roots, editor = Roots(real, rng), Editor(real)
-    texts: list[str] = []
-    family: list[int] = []
-    origins: Counter[str] = Counter()
-    copies = 0
-    for f, size in enumerate(sizes):
-        origin, first = roots.draw(rng)
-        origins[origin.split("/")[0].split("@")[0]] += 1
-        members = [first]
-        for k in range(1, size):
-            parent = members[rng.randrange(k)]
-            if rng.random() < EXACT_COPY:
-                members.append(list(parent))
-                copies += 1
-            else:
-                members.append(editor.edit(parent, rng))
-        texts.extend("\n".join(m) for m in members)
-        family.extend([f] * size)
-    order = list(range(n))
-    rng.shuffle(order)
-    width = max(6, len(str(n - 1)))
-    docs = [(f"d{i:0{width}d}", texts[j]) for i, j in enumerate(order)]
-    fam = np.asarray(family, dtype=np.int64)[order]
-    stats = {
-        "families": len(sizes),
-        "first_texts": dict(origins),
-        "exact_copies": copies,
-        "edits": dict(editor.ops),
-    }
-    return docs, fam, stats
-
-
-def load_or_build(n: int, seed: int) -> Corpus:
-    path = WORK / f"corpus-{n}.jsonl"
-    meta_path = path.with_suffix(".meta.json")
-    want = params(n, seed)
-    if path.exists() and meta_path.exists():
-        meta = json.loads(meta_path.read_text("utf-8"))
-        if meta.get("params") == want:
-            with open(path, encoding="utf-8") as fh:
-                docs = [(r["doc_id"], r["text"]) for r in map(json.loads, fh)]
-            log(f"corpus reused: {path} ({len(docs)} docs)")
-            return Corpus(path, docs, np.asarray(meta["family"], dtype=np.int64), meta)
-    started = time.perf_counter()
-    docs, fam, stats = dense_corpus(n, seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        for doc_id, text in docs:
-            fh.write(json.dumps({"doc_id": doc_id, "text": text}, ensure_ascii=False) + "\n")
-    seconds = round(time.perf_counter() - started, 1)
-    meta = {"params": want, "build_seconds": seconds, **stats, "family": fam.tolist()}
-    meta_path.write_text(json.dumps(meta), "utf-8")
-    log(f"corpus built in {seconds} s: {path} ({len(docs)} docs)")
-    return Corpus(path, docs, fam, meta)
 
 
 def bucket_name(lo: int, hi: int) -> str:
@@ -339,92 +107,6 @@ def plan(n: int, seed: int) -> dict[str, Any]:
 # --- the Spark processes ---------------------------------------------------------------------
 
 
-def spark_submit() -> str:
-    local = Path(sys.executable).parent / "spark-submit"
-    return str(local) if local.exists() else "spark-submit"
-
-
-def spark_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYSPARK_PYTHON"] = sys.executable
-    env["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    return env
-
-
-@dataclass
-class Run:
-    system: str  # job | job-conf | mllib
-    seconds: float
-    rc: int
-    log: Path
-    load: tuple[float, float]  # 1-minute load average before and after
-
-
-def timed_process(
-    system: str, cmd: list[str], index: int, args: argparse.Namespace, timeout: float | None
-) -> Run:
-    """One whole process, its wall time from start to exit; its output to a log file.
-
-    Its process group (it, its JVM, its Python workers) is ended, and the run counts as
-    failed, past ``timeout`` seconds (exit code -1) or when the disk of Spark's local
-    directory (shuffle files) has less than ``args.min_free_gb`` left (-2): MLlib's join
-    shuffles every candidate pair with both feature vectors, which on dense families can
-    outgrow the disk of a shared machine. SIGTERM first, so Spark deletes its local files.
-    """
-    logs = WORK / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    log_path = logs / f"{system}-{index}.log"
-    log(f"{system} run {index}: {' '.join(cmd)}")
-    local_dir = os.environ.get("SPARK_LOCAL_DIRS", tempfile.gettempdir()).split(",")[0]
-    before = os.getloadavg()[0]
-    with open(log_path, "w", encoding="utf-8") as fh:
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=spark_env(), stdout=fh, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-        try:
-            while True:
-                try:
-                    rc = proc.wait(timeout=2.0)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                if timeout and time.perf_counter() - started > timeout:
-                    log(f"{system} run {index}: past its timeout of {timeout} s, ending it")
-                    rc = -1
-                elif shutil.disk_usage(local_dir).free < args.min_free_gb * 1e9:
-                    log(f"{system} run {index}: {local_dir} under {args.min_free_gb} GB free")
-                    rc = -2
-                else:
-                    continue
-                _end_group(proc)
-                break
-        except BaseException:  # Ctrl-C: no Spark process outlives the bench
-            _end_group(proc)
-            raise
-        seconds = time.perf_counter() - started
-    run = Run(system, seconds, rc, log_path, (before, os.getloadavg()[0]))
-    log(f"{system} run {index}: {seconds:.1f} s, exit {rc} (log {log_path})")
-    return run
-
-
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process group started with ``proc`` (its own session), SIGKILL to
-    whatever of it is left after 30 s."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            proc.poll()
-            os.killpg(proc.pid, 0)  # ProcessLookupError once the whole group is gone
-            time.sleep(0.5)
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
 def _log_tail(path: Path, lines: int = 8) -> list[str]:
     text = path.read_text("utf-8", "replace").splitlines()
     return [line for line in text if line.strip()][-lines:]
@@ -458,18 +140,19 @@ def mllib_command(corpus: Path, out: Path) -> list[str]:
 
 
 def mllib_only(corpus: Path, out: Path) -> int:
-    """Under spark-submit: bench_dedup.mllib_join on ``corpus`` (a session with Spark's
+    """Under spark-submit: lib.mllib.mllib_join on ``corpus`` (a session with Spark's
     defaults and spark-submit's flags), its own timing and count to ``out``.json."""
+    import lib
     from pyspark import cloudpickle
     from pyspark.sql import SparkSession
 
-    # the shingle UDF travels by value: Python workers need not import the bench modules
-    cloudpickle.register_pickle_by_value(bench_dedup)
+    # the shingle UDF travels by value: Python workers need not import the bench library
+    cloudpickle.register_pickle_by_value(lib)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = SparkSession.builder.appName("neardup-bench-dense-mllib").getOrCreate()
     try:
         started = time.perf_counter()
-        hashed, count = bench_dedup.mllib_join(spark, corpus, out, TABLES, id_col="doc_id")
+        hashed, count = mllib_join(spark, corpus, out, TABLES, id_col="doc_id")
         seconds = time.perf_counter() - started
         hashed.unpersist()
     finally:
@@ -491,7 +174,7 @@ class _Frame:
 
 
 class ParquetReader:
-    """The slice of SparkSession that bench_clustering.score reads the job's clusters/ with
+    """The slice of SparkSession that lib.scoring.score reads the job's clusters/ with
     (``spark.read.parquet(path).collect()``), on pyarrow: the scoring needs no JVM."""
 
     @property
@@ -504,19 +187,19 @@ class ParquetReader:
 
 @dataclass
 class Truth:
-    ev: bench_dedup.EvalSet
+    ev: EvalSet
     shingle_seconds: float
     pairs_seconds: float
 
 
 def ground_truth(corpus: Corpus) -> Truth:
     # untimed: compile the all-pairs kernel (numba, no cache) on two tiny sets
-    bench_dedup.exact_pairs(bench_dedup.shingle_sets(["a b c d e", "a b c d f"]))
+    exact_pairs(shingle_sets(["a b c d e", "a b c d f"]))
     started = time.perf_counter()
-    sets = bench_dedup.shingle_sets([t for _, t in corpus.docs])
+    sets = shingle_sets([t for _, t in corpus.docs])
     shingled = time.perf_counter() - started
-    truth = bench_dedup.exact_pairs(sets)
-    ev = bench_dedup.EvalSet("dense", corpus.docs, sets, truth)
+    truth = exact_pairs(sets)
+    ev = EvalSet("dense", corpus.docs, sets, truth)
     log(
         f"truth: {len(truth.codes)} pairs J >= 0.7, {len(truth.at_least(3, 4))} J >= 0.75; "
         f"shingles {shingled:.1f} s, all pairs {truth.seconds:.1f} s (one core)"
@@ -572,7 +255,7 @@ def score_job(out: Path, corpus: Corpus, t: Truth) -> dict[str, Any]:
     ev = t.ev
     reader = ParquetReader()
     ids = [d for d, _ in corpus.docs]
-    s = bench_clustering.score(reader, out, ids, ev.sets, ev.truth)
+    s = score(reader, out, ids, ev.sets, ev.truth)
     clusters = reader.parquet(str(out / "clusters")).df
     place = clusters["doc_id"].map(ev.index).to_numpy(dtype=np.int64)
     kept = np.zeros(len(ids), dtype=bool)
@@ -605,7 +288,7 @@ def score_mllib(out: Path, corpus: Corpus, t: Truth) -> dict[str, Any]:
     a = pairs["a"].map(ev.index).to_numpy(dtype=np.int64)
     b = pairs["b"].map(ev.index).to_numpy(dtype=np.int64)
     found = np.unique(np.minimum(a, b) * ev.truth.n + np.maximum(a, b))
-    q = bench_dedup.quality(found, ev)
+    q = quality(found, ev)
     strong = ev.truth.at_least(3, 4)
     info = json.loads(out.with_suffix(".json").read_text("utf-8"))
     return {
@@ -666,7 +349,7 @@ def report(
         f"(prefix filtering) {t.pairs_seconds:.1f} s = {t.shingle_seconds + t.pairs_seconds:.1f}"
         " s"
     )
-    bench_dedup.print_table(
+    print_table(
         "families (within-family pairs with J >= 0.75: the chains' drift)",
         ["size", "families", "docs", "family pairs", "pairs J>=.75", "share"],
         [
@@ -700,7 +383,7 @@ def report(
                 sc.get("removed_with_shingles", sc.get("pairs_found", "-")),
             )
         )
-    bench_dedup.print_table(
+    print_table(
         f"job vs MLlib MinHashLSH (L={TABLES}), whole spark-submit processes, "
         f"{' '.join(SPARK_ARGS)}; recall over {strong} pairs J >= 0.75",
         ["system", "wall s (median)", "runs", "MLlib/job", "recall"]
@@ -714,7 +397,7 @@ def report(
         if sc and "recall_by_family_size" in sc
     ]
     if by_size:
-        bench_dedup.print_table(
+        print_table(
             "recall J >= 0.75 by family size (within-family pairs; across = other pairs)",
             ["system", *buckets],
             by_size,
@@ -808,8 +491,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plan:
         print(json.dumps(plan(args.docs, args.seed)))
         return 0
-    if not bench_dedup.SHARED_DATA.is_dir():
-        print(f"bench_dense: skipped: {bench_dedup.SHARED_DATA} is absent (real texts needed)")
+    if not SHARED_DATA.is_dir():
+        print(f"bench_dense: skipped: {SHARED_DATA} is absent (real texts needed)")
         return 0
     corpus = load_or_build(args.docs, args.seed)
     t = ground_truth(corpus)

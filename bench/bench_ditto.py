@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import sys
 
-from corpus import load_corpus
-from project import load
-from timing import best_of
+from lib.corpora import load_corpus
+from lib.project import load
+from lib.timing import best_of
 
 from neardup_udfs.kernels.featurize import fingerprints
 from neardup_udfs.kernels.normalize import normalize_utf8

@@ -4,13 +4,13 @@ both with Spark's defaults.
 
     .venv/bin/python bench/bench_floor.py [--docs 1334] [--runs 3]
 
-The input is the first ``--docs`` documents of bench_dense's 50,000-document corpus (real
-texts of ../shared/data, built and cached by bench_dense). Each system is one whole
-``spark-submit --master local[2] --driver-memory 2g`` process; one untimed warm-up of each,
-then ``--runs`` pairs, floor and job in turn, so a pair shares the machine's state. Prints
-each run, the medians, the ratio job / floor pair by pair (target: <= 3) and one JSON line;
-the job's stage seconds and Spark job count come from its report.json. Working files go to
-out/bench_floor/.
+The input is the first ``--docs`` documents of the 50,000-document dense corpus (real
+texts of ../shared/data, built and cached by lib.dense_corpus, as for bench_dense). Each
+system is one whole ``spark-submit --master local[2] --driver-memory 2g`` process; one
+untimed warm-up of each, then ``--runs`` pairs, floor and job in turn, so a pair shares
+the machine's state. Prints each run, the medians, the ratio job / floor pair by pair
+(target: <= 3) and one JSON line; the job's stage seconds and Spark job count come from its
+report.json. Working files go to out/bench_floor/.
 """
 
 from __future__ import annotations
@@ -22,17 +22,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import bench_dense
+from lib.corpora import SHARED_DATA
+from lib.dense_corpus import SEED, load_or_build
+from lib.processes import SPARK_ARGS, spark_submit, timed_process
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "out" / "bench_floor"
 
 
 def corpus(n: int) -> Path:
-    """The first ``n`` documents of bench_dense's 50,000-document corpus, as JSON lines."""
+    """The first ``n`` documents of the 50,000-document dense corpus, as JSON lines."""
     path = WORK / f"corpus-{n}.jsonl"
     if not path.exists():
-        whole = bench_dense.load_or_build(50_000, bench_dense.SEED).path
+        whole = load_or_build(50_000, SEED).path
         WORK.mkdir(parents=True, exist_ok=True)
         with open(whole, encoding="utf-8") as src, open(path, "w", encoding="utf-8") as dst:
             for i, line in enumerate(src):
@@ -43,7 +45,7 @@ def corpus(n: int) -> Path:
 
 
 def commands(path: Path) -> dict[str, list[str]]:
-    submit = [bench_dense.spark_submit(), *bench_dense.SPARK_ARGS]
+    submit = [spark_submit(), *SPARK_ARGS]
     return {
         "floor": [*submit, str(ROOT / "bench/io_floor.py"), str(path), str(WORK / "floor")],
         "job": [
@@ -70,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=900)
     p.add_argument("--min-free-gb", type=float, default=5.0)
     args = p.parse_args(argv)
-    if not bench_dense.bench_dedup.SHARED_DATA.is_dir():
-        shared = bench_dense.bench_dedup.SHARED_DATA
+    if not SHARED_DATA.is_dir():
+        shared = SHARED_DATA
         print(f"bench_floor: skipped: {shared} is absent (real texts needed)")
         return 0
     cmds = commands(corpus(args.docs))
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     reports: list[dict[str, Any]] = []
     for i in range(args.runs + 1):  # run 0: the warm-up of both
         for system, cmd in cmds.items():
-            run = bench_dense.timed_process(system, cmd, i, args, args.timeout)
+            run = timed_process(system, cmd, i, args, args.timeout)
             if run.rc != 0:
                 print(f"bench_floor: {system} run {i} failed (exit {run.rc}, log {run.log})")
                 return 1

@@ -5,7 +5,7 @@ and against MinHash, on bench_dedup's scaled corpus (real texts of ../shared/dat
 
 Each system is one whole ``spark-submit jobs/dedup.py`` process with Spark's defaults
 (``--master local[2]``), in turn (``--systems`` picks some), on the same JSON-lines
-corpus (the first ``--docs`` documents of ``bench_dedup.scaled_corpus``, seed as there):
+corpus (the first ``--docs`` documents of ``lib.corpora.scaled_corpus``, seed as there):
 
 - ``simhash-multi``: SimHash k = 3, the default scheme (6 blocks, 20 tables), no hot bucket
   (``--hot-bucket-size`` above any bucket);
@@ -29,19 +29,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import bench_dedup
-import bench_dense
 import pyarrow.parquet as pq
+from lib.corpora import SHARED_DATA, load_real, scaled_corpus
+from lib.processes import spark_submit, timed_process
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "out" / "bench_hamming"
 NO_HOT = str(10**9)
 
 SYSTEMS: dict[str, list[str]] = {
-    "simhash-multi": ["--method", "simhash", "-k", "3", "--hot-bucket-size", NO_HOT],
-    "simhash-ditto": ["--method", "simhash", "-k", "3", "--hot-bucket-size", NO_HOT]
+    "simhash-multi": ["--method", "simhash", "--max-distance", "3", "--hot-bucket-size", NO_HOT],
+    "simhash-ditto": ["--method", "simhash", "--max-distance", "3", "--hot-bucket-size", NO_HOT]
     + ["--hamming-blocks", "4"],
-    "simhash": ["--method", "simhash", "-k", "3"],
+    "simhash": ["--method", "simhash", "--max-distance", "3"],
     "minhash": ["--method", "minhash"],
     "io-floor": [],
 }
@@ -50,8 +50,8 @@ SYSTEMS: dict[str, list[str]] = {
 def corpus(n: int) -> Path:
     path = WORK / f"corpus-{n}.jsonl"
     if not path.exists():
-        real = [d for docs in bench_dedup.load_real().values() for d in docs]
-        docs = bench_dedup.scaled_corpus(real, n).docs  # as bench_dedup builds it
+        real = [d for docs in load_real().values() for d in docs]
+        docs = scaled_corpus(real, n).docs  # as bench_dedup builds it
         WORK.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
             for doc_id, text in docs:
@@ -76,22 +76,22 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated, of {', '.join(SYSTEMS)} (default: all)",
     )
     args = p.parse_args(argv)
-    if not bench_dedup.SHARED_DATA.is_dir():
-        print(f"bench_hamming: skipped: {bench_dedup.SHARED_DATA} is absent (real texts needed)")
+    if not SHARED_DATA.is_dir():
+        print(f"bench_hamming: skipped: {SHARED_DATA} is absent (real texts needed)")
         return 0
     path = corpus(args.docs)
     figures: dict[str, Any] = {"docs": args.docs}
     for system in args.systems:
         flags = SYSTEMS[system]
         out = WORK / system
-        cmd = [bench_dense.spark_submit(), "--master", "local[2]", "--driver-memory", "2g"]
+        cmd = [spark_submit(), "--master", "local[2]", "--driver-memory", "2g"]
         if system == "io-floor":
             cmd += [str(ROOT / "bench/io_floor.py"), str(path), str(out)]
         else:
             cmd += [str(ROOT / "jobs/dedup.py"), "--config", str(ROOT / "conf/dedup.toml")]
             cmd += ["--input", str(path), "--input-format", "jsonl", "--id-col", "doc_id"]
             cmd += ["--output", str(out), "--outputs", "docs,clusters,pairs,rejects", *flags]
-        run = bench_dense.timed_process(system, cmd, 0, args, args.timeout)
+        run = timed_process(system, cmd, 0, args, args.timeout)
         done = run.rc == 0 and system != "io-floor"
         report = json.loads((out / "report.json").read_text()) if done else {}
         counts = report.get("counts", {})

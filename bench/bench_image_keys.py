@@ -6,7 +6,7 @@ from the real images of ../shared/data/images.
 
 The recipe (seed 20261202; the same corpus on every run):
 
-1. Originals: bench_images.originals(): the PNG/JPEG/GIF files of ../shared/data/images
+1. Originals: originals(): the PNG/JPEG/GIF files of ../shared/data/images
    and GNOME's 256x256 icons, each more than 10 bits from every earlier one.
 2. Sources: source ``i`` is a view of original ``i mod len(originals)``: a random crop
    keeping 35-75 % of each side, mirrored with p = 0.5, scaled so its long side is 128 px.
@@ -49,10 +49,10 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-import bench_dense
-import bench_images
 import numpy as np
 import pyarrow.parquet as pq
+from lib.images import IMAGES, originals
+from lib.processes import spark_submit, timed_process
 from PIL import Image, ImageDraw, ImageEnhance, ImageOps
 
 from neardup_udfs.kernels import phash, simhash
@@ -146,7 +146,7 @@ def build(n_images: int, subset: int) -> tuple[Path, Path, dict[str, Any]]:
     shutil.rmtree(sub, ignore_errors=True)
     folder.mkdir(parents=True)
     sub.mkdir(parents=True)
-    origs = [data for _, data in bench_images.originals(10**6)]
+    origs = [data for _, data in originals(10**6)]
     written, sources, names = 0, 0, []
     with Pool(2) as pool:
         while written < n_images:
@@ -170,10 +170,10 @@ def build(n_images: int, subset: int) -> tuple[Path, Path, dict[str, Any]]:
 
 def run_job(name: str, src: Path, extra: list[str], args: argparse.Namespace) -> dict[str, Any]:
     out = WORK / name
-    cmd = [bench_dense.spark_submit(), "--master", "local[2]", "--driver-memory", "2g"]
+    cmd = [spark_submit(), "--master", "local[2]", "--driver-memory", "2g"]
     cmd += [str(ROOT / "jobs/images.py"), "--config", str(ROOT / "conf/images.toml")]
     cmd += ["--input", str(src), "--output", str(out), "--outputs", "clusters,hashes,pairs"]
-    run = bench_dense.timed_process(name, [*cmd, *extra], 0, args, args.timeout)
+    run = timed_process(name, [*cmd, *extra], 0, args, args.timeout)
     if run.rc != 0:
         return {"seconds": round(run.seconds, 1), "rc": run.rc}
     report = json.loads((out / "report.json").read_text())
@@ -278,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-free-gb", type=float, default=10.0)
     p.add_argument("--full-job", action="store_true", help="also run the job on the whole corpus")
     args = p.parse_args(argv)
-    if not bench_images.IMAGES.is_dir():
-        print(f"bench_image_keys: skipped: {bench_images.IMAGES} is absent (real images needed)")
+    if not IMAGES.is_dir():
+        print(f"bench_image_keys: skipped: {IMAGES} is absent (real images needed)")
         return 0
     WORK.mkdir(parents=True, exist_ok=True)
     folder, sub, meta = build(args.images, args.subset)

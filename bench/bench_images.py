@@ -27,63 +27,26 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 from typing import Any
 
-import bench_dedup as bd
-from corpus import SHARED_DATA
+from lib.images import IMAGES, log, originals
+from lib.project import ROOT, load
+from lib.spark import machine, start_spark
+from lib.tables import print_table
 from PIL import Image
-from project import ROOT, load
 
 from neardup_udfs.config import load_images_config
 from neardup_udfs.kernels import phash
 from neardup_udfs.runs import images as images_job
 
-# the test's image edits; it imports the images job and warc_corpus by name, as under pytest
-load("jobs/images.py")
-load("tests/warc_corpus.py")
-_image_tests = load("tests/test_spark_images.py")
-encode, variants = _image_tests.encode, _image_tests.variants
+# the edits the images job's tests apply (tests/image_edits.py)
+_edits = load("tests/image_edits.py")
+encode, variants = _edits.encode, _edits.variants
 
 WORK = Path(os.environ.get("NEARDUP_BENCH_IMAGES_WORK", ROOT / "out" / "bench_images"))
-IMAGES = SHARED_DATA / "images"
-K = 10
 MEMORY_BUDGET_MB = 2048
-
-
-def log(message: str) -> None:
-    print(f"[bench_images {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def originals(limit: int) -> list[tuple[str, bytes]]:
-    """Real images pHash can read, each more than K bits from every earlier one."""
-    found: list[tuple[str, bytes]] = []
-    for p in sorted(IMAGES.rglob("*")):
-        if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".gif") and p.is_file():
-            found.append((str(p.relative_to(IMAGES)), p.read_bytes()))
-    for tar in sorted(IMAGES.rglob("*.tar")):
-        with tarfile.open(tar) as tf:
-            for m in tf.getmembers():
-                if m.isfile() and "/256x256/" in m.name and m.name.endswith(".png"):
-                    f = tf.extractfile(m)
-                    if f is not None:
-                        found.append((m.name, f.read()))
-    kept: list[tuple[str, bytes]] = []
-    hashes: list[int] = []
-    for name, data in found:
-        try:
-            h = phash.phash(data)
-        except phash.PHashError:
-            continue
-        if all(phash.phash_distance(h, o) > K for o in hashes):
-            kept.append((name, data))
-            hashes.append(h)
-        if len(kept) >= limit:
-            break
-    log(f"{len(kept)} distinct originals of {len(found)} readable files")
-    return kept
 
 
 def build(origs: list[tuple[str, bytes]]) -> tuple[Path, dict[str, int]]:
@@ -208,14 +171,14 @@ def main(argv: list[str] | None = None) -> int:
         log(f"skipped: no image sets at {IMAGES}")
         return 0
     cfg_defaults = load_images_config(str(ROOT / "conf" / "images.toml"), input="-", output="-")
-    results: dict[str, Any] = {"machine": bd.machine()}
+    results: dict[str, Any] = {"machine": machine()}
     origs = originals(args.max_originals)
     folder, family = build(origs)
     blobs = [(folder / n).read_bytes() for n in sorted(family)]
     results["kernel_images_s"] = round(kernel_rate(blobs), 1)
     base = imagehash_rate(blobs)
     results["imagehash_images_s"] = round(base, 1) if base else None
-    spark = bd.start_spark()
+    spark = start_spark()
     try:
         warm = WORK / "warm"
         shutil.rmtree(warm, ignore_errors=True)
@@ -266,14 +229,14 @@ def main(argv: list[str] | None = None) -> int:
         if results["imagehash_images_s"]
         else None
     )
-    bd.print_table(
+    print_table(
         "images job on real images and their edited copies (k = 10)",
         ["images", "job s", "job img/s", "kernel img/s (1 core)", "imagehash img/s",
          "kernel/imagehash", "precision", "recall"],
         [[j["images"], j["seconds"], j["images_s"], results["kernel_images_s"],
           results["imagehash_images_s"], ratio, j["precision"], j["recall"]]],
     )  # fmt: skip
-    bd.print_table(
+    print_table(
         "one Python worker's batch at the pixel limit",
         ["images", "pixels each", "RSS MB before", "peak RSS MB", "budget MB"],
         [

@@ -3,7 +3,7 @@ what the batch costs, not what the index holds?
 
     .venv/bin/python bench/bench_index.py [--batch B] [--method minhash|simhash]
 
-One process, one SparkSession (local[2]). From the benchmark's family corpus (bench_dedup:
+One process, one SparkSession (local[2]). From the benchmark's family corpus (lib.corpora:
 real lines from ../shared/data/text, families of edited copies) of 11 B documents:
 
 - the new batch: B documents drawn from the first 2 B (seeded), so about half of them have
@@ -31,9 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import bench_dedup as bd
-from corpus import SHARED_DATA
-from project import ROOT, load
+from lib.corpora import SEED, SHARED_DATA, Docs, load_real, scaled_corpus
+from lib.progress import log
+from lib.project import ROOT, load
+from lib.spark import machine, start_spark
+from lib.tables import print_table
 
 from neardup_udfs.config import load_config, load_index_config
 from neardup_udfs.index import store as index_store
@@ -46,7 +48,7 @@ WORK = Path(os.environ.get("NEARDUP_BENCH_INDEX_WORK", ROOT / "out" / "bench_ind
 TARGET_RATIO = 2.0  # --against time at 10x the index over 1x
 
 
-def _write(name: str, docs: bd.Docs) -> Path:
+def _write(name: str, docs: Docs) -> Path:
     path = WORK / "corpora" / f"{name}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
@@ -92,7 +94,7 @@ def _dedup(
         summary = dedup_job.run(spark, cfg)
         best = min(best, time.perf_counter() - t)
     assert summary is not None
-    bd.log(f"dedup {label}: {best:.1f} s, stages {summary.seconds}")
+    log(f"dedup {label}: {best:.1f} s, stages {summary.seconds}")
     return best, summary
 
 
@@ -119,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     b, method = args.batch, args.method
     shutil.rmtree(WORK, ignore_errors=True)
-    real = [d for docs in bd.load_real().values() for d in docs]
-    corpus = bd.scaled_corpus(real, 11 * b).docs
-    rng = random.Random(bd.SEED + 7)
+    real = [d for docs in load_real().values() for d in docs]
+    corpus = scaled_corpus(real, 11 * b).docs
+    rng = random.Random(SEED + 7)
     head = list(range(2 * b))
     rng.shuffle(head)
     new = [corpus[i] for i in sorted(head[:b])]
@@ -132,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         "first": _write("first", first),
         **{f"more{i}": _write(f"more{i}", rest[i * 3 * b : (i + 1) * 3 * b]) for i in range(3)},
     }
-    spark = bd.start_spark()
-    bd.log(f"warm-up on {len(new[:2000])} documents")
+    spark = start_spark()
+    log(f"warm-up on {len(new[:2000])} documents")
     _dedup(spark, _write("warm", new[:2000]), "warm", method, None, 1)
 
     idx1, idx10 = WORK / "index1x", WORK / "index10x"
@@ -141,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copytree(idx1, idx10)
     add_s = [_index(spark, "add", paths[f"more{i}"], idx10, method, f"more{i}") for i in range(3)]
     m1, m10 = index_store.open_index(str(idx1)), index_store.open_index(str(idx10))
-    bd.log(f"index 1x: {m1.documents} docs, 10x: {m10.documents} docs")
+    log(f"index 1x: {m1.documents} docs, 10x: {m10.documents} docs")
 
     base_s, base = _dedup(spark, paths["new"], "alone", method, None, args.repeats)
     one_s, one = _dedup(spark, paths["new"], "against1x", method, idx1, args.repeats)
@@ -151,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     q1, q10 = _query_ms(idx1, method, probe), _query_ms(idx10, method, probe)
     ratio = ten_s / one_s
     figures = {
-        "machine": bd.machine(),
+        "machine": machine(),
         "method": method,
         "batch_docs": b,
         "index_docs": {"1x": m1.documents, "10x": m10.documents},
@@ -173,9 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         (f"--against 1x ({m1.documents} docs)", f"{one_s:.1f} s", one.kept, one.index_matches),
         (f"--against 10x ({m10.documents} docs)", f"{ten_s:.1f} s", ten.kept, ten.index_matches),
     ]
-    bd.print_table(
-        f"dedup of {b} new documents ({method})", ["run", "time", "kept", "matched"], rows
-    )
+    print_table(f"dedup of {b} new documents ({method})", ["run", "time", "kept", "matched"], rows)
     verdict = "met" if ratio < TARGET_RATIO else "NOT met"
     print(f"10x / 1x = {ratio:.2f} (target < {TARGET_RATIO}: {verdict})")
     print(f"query ms (LocalIndex, per query): 1x {q1:.1f}, 10x {q10:.1f}")

@@ -13,9 +13,9 @@ import io
 import json
 import sys
 
+from lib.project import ROOT
+from lib.timing import best_of
 from PIL import Image
-from project import ROOT
-from timing import best_of
 
 from neardup_udfs.kernels.phash import phash_batch
 

@@ -10,8 +10,8 @@ import json
 import re
 import sys
 
-from corpus import load_corpus
-from timing import best_of
+from lib.corpora import load_corpus
+from lib.timing import best_of
 
 from neardup_udfs.kernels.words_jit import minhash_batch, simhash_batch
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sys
 
-from corpus import load_corpus
-from timing import best_of
+from lib.corpora import load_corpus
+from lib.timing import best_of
 
 from neardup_udfs.kernels import anchor, fingerprint_text
 

@@ -27,10 +27,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import bench_dedup as bd
-from corpus import SHARED_DATA
-from project import ROOT, load
-from timing import best_of
+from lib.corpora import SHARED_DATA, load_real, scaled_corpus
+from lib.project import ROOT, load
+from lib.spark import machine, start_spark
+from lib.tables import print_table
+from lib.timing import best_of
 from warcio.archiveiterator import ArchiveIterator
 
 from neardup_udfs.config import load_config
@@ -108,8 +109,8 @@ def _clusters(spark: Any, label: str) -> list[tuple[str, str]]:
 
 
 def job(spark: Any, n_docs: int) -> dict[str, Any]:
-    real = [d for docs in bd.load_real().values() for d in docs]
-    pages = bd.scaled_corpus(real, n_docs).docs
+    real = [d for docs in load_real().values() for d in docs]
+    pages = scaled_corpus(real, n_docs).docs
     crawl_dir = WORK / "crawl"
     shutil.rmtree(crawl_dir, ignore_errors=True)
     crawl_dir.mkdir(parents=True)
@@ -174,9 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--docs", type=int, default=5000)
     p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args(argv)
-    results: dict[str, Any] = {"machine": bd.machine()}
+    results: dict[str, Any] = {"machine": machine()}
     results["reader"] = reader(args.repeats)
-    spark = bd.start_spark()
+    spark = start_spark()
     try:
         results["job"] = job(spark, args.docs)
         results["real_job"] = real_job(spark)
@@ -184,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         spark.stop()
     r = results["reader"]
     if r:
-        bd.print_table(
+        print_table(
             f"WARC reader on the real crawl samples (best of {args.repeats})",
             ["files", "MB", "records", "bare warcio s", "neardup s", "records/s", "ratio"],
             [
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     j = results["job"]
-    bd.print_table(
+    print_table(
         "dedup job: the same documents as WARC and as JSON lines",
         [
             "docs",
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rj = results["real_job"]
     if rj:
-        bd.print_table(
+        print_table(
             "dedup job on the real crawl samples",
             ["records", "documents", "kept", "removed", "seconds", "unreadable bytes"],
             [

@@ -1218,7 +1218,7 @@ def run_job(
 ) -> Any:
     """The dedup job's ``run`` over one corpus (Spark started on first use)."""
     global _SPARK
-    from bench_dedup import start_spark
+    from lib.spark import start_spark
 
     from neardup_udfs.config import ConfigError, load_config
     from neardup_udfs.runs import dedup as dedup_job
@@ -1250,10 +1250,10 @@ _SPARK: Any = None
 
 
 def plain_runs(work: Path, threshold: float) -> list[dict[str, Any]]:
-    """The real plain texts of ../shared/data/text (bench_dedup's copyright files, fortunes
-    and man pages, in one input) deduplicated with ``web`` and with ``none``, MinHash and
+    """The real plain texts of ../shared/data/text (lib.corpora.load_real's copyright files,
+    fortunes and man pages, in one input) deduplicated with ``web`` and with ``none``, MinHash and
     SimHash: how many documents end in another place, and which."""
-    from bench_dedup import load_real
+    from lib.corpora import load_real
 
     from neardup_udfs.kernels.web_text import looks_like_html
 

@@ -4,7 +4,7 @@ the dedup job's fingerprint stage on the same documents in the same run.
     .venv/bin/python bench/bench_winnow.py [--every N]
 
 Documents: the real texts of ../shared/data/text (Debian copyright files, fortunes, man
-pages; bench_dedup.load_real); skipped with a message when that folder is absent.
+pages; lib.corpora.load_real); skipped with a message when that folder is absent.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import json
 import sys
 from typing import Any
 
-from bench_dedup import load_real, print_table, start_spark, write_corpus
-from corpus import SHARED_DATA
-from project import ROOT, load
-from timing import best_of
+from lib.corpora import SHARED_DATA, load_real, write_corpus
+from lib.project import ROOT, load
+from lib.spark import start_spark
+from lib.tables import print_table
+from lib.timing import best_of
 
 from neardup_udfs.config import load_boilerplate_config, load_config, load_spans_config
 from neardup_udfs.kernels import winnow
@@ -51,7 +52,13 @@ def main(argv: list[str] | None = None) -> int:
 
     corpus = write_corpus("winnow_real", docs)
     queries = write_corpus("winnow_queries", docs[:: args.query_every])
-    common = {"input_format": "jsonl", "id_col": "id", "text_col": "text", "k": K, "w": W}
+    common = {
+        "input_format": "jsonl",
+        "id_col": "id",
+        "text_col": "text",
+        "kgram_bytes": K,
+        "window": W,
+    }
     spark = start_spark()
     try:
         dedup_cfg = load_config(None, input=str(corpus.path), output="-", input_format="jsonl")

@@ -11,22 +11,13 @@ success marker). See README "Boilerplate job".
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
-from neardup_udfs.config import BoilerplateConfig, load_boilerplate_config
+from neardup_udfs.config import BoilerplateConfig
 from neardup_udfs.runs.boilerplate import Summary, run
-from neardup_udfs.runtime import job_main, job_parser
+from neardup_udfs.runtime import Job
 
-__all__ = ["Summary", "build_parser", "describe", "main", "run"]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """A flag for every key of ``BoilerplateConfig`` (``conf/boilerplate.toml``)."""
-    return job_parser(
-        "boilerplate.py", __doc__.split("\n")[0], BoilerplateConfig, "conf/boilerplate.toml"
-    )
+__all__ = ["JOB", "Summary", "build_parser", "describe", "main", "run"]
 
 
 def describe(config: BoilerplateConfig, s: Summary) -> str:
@@ -38,16 +29,16 @@ def describe(config: BoilerplateConfig, s: Summary) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return job_main(
-        argv,
-        prog="boilerplate.py",
-        parser=build_parser(),
-        load=load_boilerplate_config,
-        run=run,
-        describe=describe,
-    )
+JOB = Job(
+    "boilerplate.py",
+    __doc__.split("\n")[0],
+    BoilerplateConfig,
+    "conf/boilerplate.toml",
+    run,
+    describe,
+)
 
+build_parser, main = JOB.build_parser, JOB.main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,60 +12,24 @@ kept documents to INDEX. See README "Dedup job", "Index".
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
-from typing import Any
 
-from neardup_udfs.config import DedupConfig, load_config
-from neardup_udfs.runs.dedup import Summary, run
-from neardup_udfs.runtime import job_main, job_parser
+from neardup_udfs.config import DedupConfig
+from neardup_udfs.runs.dedup import Summary, format_summary, run
+from neardup_udfs.runtime import Job
 
-__all__ = ["Summary", "build_parser", "format_summary", "main", "run"]
+__all__ = ["JOB", "Summary", "build_parser", "format_summary", "main", "run"]
 
+JOB = Job(
+    "dedup.py",
+    "Remove near-duplicate documents.",
+    DedupConfig,
+    "conf/dedup.toml",
+    run,
+    lambda c, s: f"{format_summary(s)}\n-> {c.output}",
+)
 
-def build_parser() -> argparse.ArgumentParser:
-    """A flag for every key of ``DedupConfig`` (``conf/dedup.toml``)."""
-    return job_parser(
-        "dedup.py", "Remove near-duplicate documents.", DedupConfig, "conf/dedup.toml"
-    )
-
-
-def format_summary(s: Summary) -> str:
-    rows: list[tuple[str, Any]] = [
-        ("pipeline", s.pipeline),
-        ("input documents", s.input),
-        ("rejected", s.rejected),
-        ("empty (no visible text)", s.empty),
-        ("exact duplicates", s.exact_duplicates),
-        ("candidate pairs", s.candidates),
-        ("verified pairs", s.verified),
-        ("clusters (2+ members)", s.clusters),
-        ("removed as duplicates", s.removed),
-        ("kept", s.kept),
-        ("chained members", s.chained),
-        ("hot buckets", s.hot_buckets),
-        ("matched the index", s.index_matches),
-        ("added to the index", s.index_added),
-        ("cluster rounds", s.rounds),
-        ("finished on the driver", s.driver_edges),
-        ("seconds", sum(s.seconds.values())),
-    ]
-    return "\n".join(
-        f"{k:<24}{v:>12}" if not isinstance(v, float) else f"{k:<24}{v:>12.1f}" for k, v in rows
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return job_main(
-        argv,
-        prog="dedup.py",
-        parser=build_parser(),
-        load=load_config,
-        run=run,
-        describe=lambda c, s: f"{format_summary(s)}\n-> {c.output}",
-    )
-
+build_parser, main = JOB.build_parser, JOB.main
 
 if __name__ == "__main__":
     sys.exit(main())

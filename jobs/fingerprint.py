@@ -10,37 +10,32 @@ Parses the arguments and calls ``neardup_udfs.runs.fingerprint.run``, which writ
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
-from neardup_udfs.config import FingerprintConfig, load_fingerprint_config
+from neardup_udfs.config import FingerprintConfig
 from neardup_udfs.runs.fingerprint import Summary, run
-from neardup_udfs.runtime import job_main, job_parser
+from neardup_udfs.runtime import Job
 
-__all__ = ["Summary", "build_parser", "main", "run"]
+__all__ = ["JOB", "Summary", "build_parser", "main", "run"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """A flag for every key of ``FingerprintConfig`` (``conf/fingerprint.toml``)."""
-    return job_parser(
-        "fingerprint.py", __doc__.split("\n")[0], FingerprintConfig, "conf/fingerprint.toml"
+def describe(c: FingerprintConfig, s: Summary) -> str:
+    return (
+        f"{s.input} document(s): {s.fingerprinted} fingerprinted, "
+        f"{s.rejected} rejected ({s.pipeline}) -> {c.output}"
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return job_main(
-        argv,
-        prog="fingerprint.py",
-        parser=build_parser(),
-        load=load_fingerprint_config,
-        run=run,
-        describe=lambda c, s: (
-            f"{s.input} document(s): {s.fingerprinted} fingerprinted, "
-            f"{s.rejected} rejected ({s.pipeline}) -> {c.output}"
-        ),
-    )
+JOB = Job(
+    "fingerprint.py",
+    __doc__.split("\n")[0],
+    FingerprintConfig,
+    "conf/fingerprint.toml",
+    run,
+    describe,
+)
 
+build_parser, main = JOB.build_parser, JOB.main
 
 if __name__ == "__main__":
     sys.exit(main())

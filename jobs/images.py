@@ -15,37 +15,27 @@ report.json, report.html and, last, _MANIFEST.json.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
-from neardup_udfs.config import ImagesConfig, load_images_config
+from neardup_udfs.config import ImagesConfig
 from neardup_udfs.runs.images import Summary, run
-from neardup_udfs.runtime import job_main, job_parser
+from neardup_udfs.runtime import Job
 
-__all__ = ["Summary", "build_parser", "main", "run"]
+__all__ = ["JOB", "Summary", "build_parser", "main", "run"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """A flag for every key of ``ImagesConfig`` (``conf/images.toml``)."""
-    return job_parser(
-        "images.py", "Cluster near-duplicate images.", ImagesConfig, "conf/images.toml"
+def describe(c: ImagesConfig, s: Summary) -> str:
+    return (
+        f"{s.input} image(s): {s.kept} kept, {s.removed} removed as near-duplicates "
+        f"in {s.clusters} cluster(s), {s.rejected} rejected -> {c.output}"
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return job_main(
-        argv,
-        prog="images.py",
-        parser=build_parser(),
-        load=load_images_config,
-        run=run,
-        describe=lambda c, s: (
-            f"{s.input} image(s): {s.kept} kept, {s.removed} removed as near-duplicates "
-            f"in {s.clusters} cluster(s), {s.rejected} rejected -> {c.output}"
-        ),
-    )
+JOB = Job(
+    "images.py", "Cluster near-duplicate images.", ImagesConfig, "conf/images.toml", run, describe
+)
 
+build_parser, main = JOB.build_parser, JOB.main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,28 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 
-from neardup_udfs.config import INDEX_ACTIONS, IndexConfig, load_index_config
+from neardup_udfs.config import INDEX_ACTIONS, IndexConfig
 from neardup_udfs.runs.index import Summary, run
-from neardup_udfs.runtime import job_main, job_parser
+from neardup_udfs.runtime import Job
 
-__all__ = ["Summary", "build_parser", "describe", "main", "run"]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The action, then a flag for every key of ``IndexConfig`` but the dedup job's own
-    ``against``/``update_index`` (``conf/dedup.toml``); ``--queries`` is ``--input``."""
-    p = job_parser(
-        "index.py",
-        "A persistent near-duplicate index.",
-        IndexConfig,
-        "conf/dedup.toml",
-        skip=("against", "update_index"),
-    )
-    p.add_argument("action", choices=INDEX_ACTIONS)
-    p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
-    return p
+__all__ = ["JOB", "Summary", "build_parser", "describe", "main", "run"]
 
 
 def describe(config: IndexConfig, s: Summary) -> str:
@@ -51,16 +35,25 @@ def describe(config: IndexConfig, s: Summary) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return job_main(
-        argv,
-        prog="index.py",
-        parser=build_parser(),
-        load=load_index_config,
-        run=run,
-        describe=describe,
-    )
+def own_arguments(p: argparse.ArgumentParser) -> None:
+    """The action; ``--queries``, ``--input`` by another name."""
+    p.add_argument("action", choices=INDEX_ACTIONS)
+    p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
 
+
+# every key of IndexConfig is a flag but the dedup job's own against/update_index
+JOB = Job(
+    "index.py",
+    "A persistent near-duplicate index.",
+    IndexConfig,
+    "conf/dedup.toml",
+    run,
+    describe,
+    skip=("against", "update_index"),
+    extend=own_arguments,
+)
+
+build_parser, main = JOB.build_parser, JOB.main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,20 +12,13 @@ spans/, pair_summary/, rejects/, report.json, and _MANIFEST.json last. See READM
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
-from neardup_udfs.config import SpansConfig, load_spans_config
+from neardup_udfs.config import SpansConfig
 from neardup_udfs.runs.spans import Summary, run
-from neardup_udfs.runtime import job_main, job_parser
+from neardup_udfs.runtime import Job
 
-__all__ = ["Summary", "build_parser", "describe", "main", "run"]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """A flag for every key of ``SpansConfig`` (``conf/spans.toml``)."""
-    return job_parser("spans.py", __doc__.split("\n")[0], SpansConfig, "conf/spans.toml")
+__all__ = ["JOB", "Summary", "build_parser", "describe", "main", "run"]
 
 
 def describe(config: SpansConfig, s: Summary) -> str:
@@ -40,16 +33,9 @@ def describe(config: SpansConfig, s: Summary) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    return job_main(
-        argv,
-        prog="spans.py",
-        parser=build_parser(),
-        load=load_spans_config,
-        run=run,
-        describe=describe,
-    )
+JOB = Job("spans.py", __doc__.split("\n")[0], SpansConfig, "conf/spans.toml", run, describe)
 
+build_parser, main = JOB.build_parser, JOB.main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -389,7 +389,7 @@ def _cmd_clusters(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from neardup_udfs.report_html import ReportError, write_report_html
+    from neardup_udfs.report import ReportError, write_report_html
 
     store = _finished_output(args.output_dir)
     if store is None:

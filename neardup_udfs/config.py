@@ -132,6 +132,10 @@ def _id_col() -> Any:
     )
 
 
+def _max_distance(default: int, help: str) -> Any:
+    return setting(default, help, unit="bits", minimum=0, maximum=63, aliases=("k",))
+
+
 def _text_col() -> Any:
     return setting("text", "the text column (jsonl, parquet)")
 
@@ -266,13 +270,8 @@ class DedupConfig(InputConfig, ClusterConfig):
         "at 0.7) or `semblance` (the preset's closest-threshold shape, 16 x 8)",
         choices=BANDINGS,
     )
-    max_distance: int = setting(
-        3,
-        "simhash: the largest Hamming distance of a near-duplicate pair",
-        unit="bits",
-        minimum=0,
-        maximum=63,
-        aliases=("k",),
+    max_distance: int = _max_distance(
+        3, "simhash: the largest Hamming distance of a near-duplicate pair"
     )
     hamming_blocks: int | None = setting(
         None,
@@ -617,13 +616,8 @@ class ImagesConfig(RunConfig, ClusterConfig):
         "`.warc`/`.warc.gz` files)",
         choices=IMAGE_FORMATS,
     )
-    max_distance: int = setting(
-        10,
-        "the largest Hamming distance between the pHashes of near-duplicates",
-        unit="bits",
-        minimum=0,
-        maximum=63,
-        aliases=("k",),
+    max_distance: int = _max_distance(
+        10, "the largest Hamming distance between the pHashes of near-duplicates"
     )
     hamming_blocks: int | None = setting(
         None,

@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -38,11 +39,13 @@ from neardup_udfs.session import (
     lineage_cuts,
     run_settings,
 )
+from neardup_udfs.session import spark_conf as session_conf
 from neardup_udfs.stages.rejects import split_rejects
 
 __all__ = [
     "Cache",
     "Checked",
+    "Job",
     "LostRecords",
     "RunScope",
     "StageClock",
@@ -141,21 +144,17 @@ def cached_run(
     set for the run. Before this returns or raises, every frame persisted through
     ``scope.cache`` is released and the session's job group and values are as before."""
     cache, jobs = Cache(), JobCount()
-    before = {key: spark.conf.get(key, None) for key in spark_conf or {}}
-    for key, value in (spark_conf or {}).items():
-        spark.conf.set(key, value)
     jobs.start(spark, description)
     try:
-        with run_settings(spark), lineage_cuts(spark, checkpoint_dir) as cuts:
+        with (
+            session_conf(spark, spark_conf or {}),
+            run_settings(spark),
+            lineage_cuts(spark, checkpoint_dir) as cuts,
+        ):
             return body(RunScope(cache, jobs, cuts))
     finally:
         cache.release()
         jobs.stop(spark)
-        for key, old in before.items():
-            if old is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, old)
 
 
 @dataclass(frozen=True)
@@ -374,6 +373,41 @@ def write_report(
 
 def _json_bytes(data: Mapping[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Job(Generic[C, S]):
+    """A spark-submit job: its config class (every key a flag) and TOML file, its run, and
+    the line it prints when the run succeeds. ``jobs/<job>.py`` declares one and exposes
+    its ``build_parser`` and ``main``."""
+
+    prog: str  # the script's name, as spark-submit is given it
+    description: str
+    config: type[C]
+    config_file: str  # conf/<job>.toml, named in --config's help
+    run: Callable[[SparkSession, C], S]
+    describe: Callable[[C, S], str]
+    skip: tuple[str, ...] = ()  # keys of ``config`` that take no flag in this job
+    extend: Callable[[argparse.ArgumentParser], None] | None = None  # arguments of its own
+
+    def build_parser(self) -> argparse.ArgumentParser:
+        """``--config`` and a flag for every key of the config class but ``skip``, then the
+        job's own arguments."""
+        p = job_parser(self.prog, self.description, self.config, self.config_file, self.skip)
+        if self.extend is not None:
+            self.extend(p)
+        return p
+
+    def main(self, argv: Sequence[str] | None = None) -> int:
+        """``job_main`` of this job: 0 on success, 2 when the config or the input is wrong."""
+        return job_main(
+            argv,
+            prog=self.prog,
+            parser=self.build_parser(),
+            load=partial(settings.load, self.config),
+            run=self.run,
+            describe=self.describe,
+        )
 
 
 def job_main(

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -25,7 +27,9 @@ __all__ = [
     "fit_adaptive",
     "fit_shuffle_partitions",
     "lineage_cuts",
+    "local_session",
     "run_settings",
+    "spark_conf",
 ]
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
@@ -46,6 +50,34 @@ def _chosen_by_user(spark: SparkSession, key: str = SHUFFLE_PARTITIONS) -> bool:
         return True  # spark-submit --conf, a properties file, the session's builder
     default = _SPARK_DEFAULT if key == SHUFFLE_PARTITIONS else "true"
     return spark.conf.get(key) != default  # spark.conf.set at runtime
+
+
+def local_session(app: str, conf: Mapping[str, str], master: str = "local[2]") -> SparkSession:
+    """A Spark session in this process (tests, benches) whose Python workers run this
+    interpreter, with the session-wide ``conf`` given before it starts."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    builder = SparkSession.builder.master(master).appName(app)
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+@contextmanager
+def spark_conf(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[None]:
+    """``settings`` (runtime Spark SQL keys) in force inside the block; the old values (or
+    unset) come back however the block ends."""
+    old = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, before in old.items():
+            if before is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, before)
 
 
 @contextmanager

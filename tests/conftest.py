@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,34 +40,32 @@ def spark():  # type: ignore[no-untyped-def]
     """One local SparkSession for the whole run, configured before it exists: local[2], no UI,
     2 shuffle partitions, adaptive execution and broadcast joins off (the tests that need
     them set them), no code generation."""
-    import os
+    from neardup_udfs.session import local_session
 
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("neardup-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.sql.session.timeZone", "UTC")
-        # On test-sized inputs adaptive execution costs a Spark job per query stage (a
-        # dedup run: 94 jobs with it, about half without) and 25-30 % of the wall time.
-        # Results must not depend on it: the partitioning tests turn it back on.
-        .config("spark.sql.adaptive.enabled", "false")
-        # Sort-merge joins instead of broadcast ones: a broadcast costs a Spark job of its
-        # own, about 8 % of a small dedup run. The partitioning tests turn broadcasts on.
-        .config("spark.sql.autoBroadcastJoinThreshold", "-1")
-        # Interpreted expressions instead of generated Java: most of a test-sized query's
-        # cost is compiling the generated classes (and the JIT compiling them again), about
-        # a quarter of a small dedup run. The e2e tier runs the jobs with code generation.
-        .config("spark.sql.codegen.wholeStage", "false")
-        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
-        .config("spark.driver.memory", "2g")  # as conf/spark-local.conf
-        .getOrCreate()
+    session = local_session(
+        "neardup-tests",
+        {
+            "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.sql.execution.arrow.pyspark.enabled": "true",
+            "spark.sql.session.timeZone": "UTC",
+            # On test-sized inputs adaptive execution costs a Spark job per query stage (a
+            # dedup run: 94 jobs with it, about half without) and 25-30 % of the wall time.
+            # Results must not depend on it: the partitioning tests turn it back on.
+            "spark.sql.adaptive.enabled": "false",
+            # Sort-merge joins instead of broadcast ones: a broadcast costs a Spark job of
+            # its own, about 8 % of a small dedup run. The partitioning tests turn
+            # broadcasts on.
+            "spark.sql.autoBroadcastJoinThreshold": "-1",
+            # Interpreted expressions instead of generated Java: most of a test-sized
+            # query's cost is compiling the generated classes (and the JIT compiling them
+            # again), about a quarter of a small dedup run. The e2e tier runs the jobs with
+            # code generation.
+            "spark.sql.codegen.wholeStage": "false",
+            "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+            "spark.driver.memory": "2g",  # as conf/spark-local.conf
+        },
     )
     session.sparkContext.setLogLevel("ERROR")
     yield session

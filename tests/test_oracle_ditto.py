@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_udfs.kernels.featurize import features, fingerprints
+from neardup_udfs.kernels.featurize_jit import ditto_simhash
 from neardup_udfs.kernels.hashing import fnv1a64, fnv1a64_spans
+from neardup_udfs.kernels.normalize import normalize_utf8
+from neardup_udfs.kernels.shingle import pack_texts
 from neardup_udfs.kernels.simhash import sum_features, vote
 
 from oracle import naive_features, naive_fingerprint
@@ -155,3 +158,14 @@ def test_large_batch_equals_naive_across_blocks() -> None:
     assert np.array_equal(numpy_path, fingerprints(docs, engine="numba"))
     sample = list(range(0, 1500, 97)) + [10]
     assert [int(numpy_path[i]) for i in sample] == [naive_fingerprint(docs[i]) for i in sample]
+
+
+def test_compiled_kernel_on_a_packed_batch() -> None:
+    """``featurize_jit.ditto_simhash`` on one packed buffer (empty documents at both ends)
+    gives each document's naive fingerprint; an empty batch gives an empty array."""
+    docs = [b"", b"the quick brown fox", "Gr\u00fc\u00dfe, \u4e16\u754c \U0001f600".encode(), b""]
+    batch = pack_texts([normalize_utf8(d) for d in docs])
+    got = ditto_simhash(batch.buf, batch.offsets, 4, 1)
+    assert [int(x) for x in got] == [naive_fingerprint(d, 4, 1) for d in docs]
+    empty = pack_texts([])
+    assert ditto_simhash(empty.buf, empty.offsets, 4, 0).shape == (0,)

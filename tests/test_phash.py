@@ -46,6 +46,9 @@ from neardup_udfs.kernels.phash import (
     phash_images,
     resize32,
 )
+from neardup_udfs.kernels.phash import dct as P_dct
+from neardup_udfs.kernels.phash import decoding as P_decoding
+from neardup_udfs.kernels.phash import resample as P_resample
 
 GOLDEN = Path(__file__).parent / "golden"
 IMAGES = GOLDEN / "phash-images"
@@ -118,7 +121,7 @@ def test_libm_cosines_would_change_five_goldens(monkeypatch: pytest.MonkeyPatch)
         [[math.cos((2 * i + 1) * u * math.pi / 64) for u in range(8)] for i in range(32)]
     )
     grids = {n: resize32(decode(png(n))) for n in image_names()}
-    monkeypatch.setattr(P, "go_cos_table", lambda: libm)
+    monkeypatch.setattr(P_dct, "go_cos_table", lambda: libm)
     changed = [
         n
         for n, grid in grids.items()
@@ -505,7 +508,7 @@ def test_webp_and_ico_sizes_are_checked_before_pillow_opens_them(
     def never(*args: object) -> None:
         raise AssertionError("Pillow opened a file over the limit")
 
-    monkeypatch.setattr(P, "_open", never)
+    monkeypatch.setattr(P_decoding, "_open", never)
     with pytest.raises(PHashError, match="16777216x16777216 = .* over the limit"):
         phash(_webp_canvas(1 << 24, 1 << 24))
     big_png = encode(Image.new("L", (3000, 2000), 3), "PNG")
@@ -856,10 +859,10 @@ def test_every_resampler_path_gives_the_same_grid(monkeypatch: pytest.MonkeyPatc
         GoImage("gray8", rng.integers(0, 256, (100, 33), dtype=np.uint8)),
     ]
     want = [resize32(g) for g in cases]
-    monkeypatch.setattr(P, "_STRIP_BYTES", 3000)
-    monkeypatch.setattr(P, "_TMP_BYTES", 0)
-    monkeypatch.setattr(P, "_LOOP_TAPS", 2)
-    monkeypatch.setattr(P, "_CHUNK_TAPS", 7)
+    monkeypatch.setattr(P_resample, "_STRIP_BYTES", 3000)
+    monkeypatch.setattr(P_resample, "_TMP_BYTES", 0)
+    monkeypatch.setattr(P_resample, "_LOOP_TAPS", 2)
+    monkeypatch.setattr(P_resample, "_CHUNK_TAPS", 7)
     for g, grid in zip(cases, want, strict=True):
         assert np.array_equal(resize32(g), grid)
 

@@ -8,6 +8,7 @@ below also run it on a deliberately broken README and see it fail.
 
 from __future__ import annotations
 
+import importlib
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -170,12 +171,12 @@ def table_after(text: str, name: str) -> str:
 
 
 def test_conf_files_map_to_their_loaders() -> None:
-    """The table above is the code's: each conf file is its job's, read by that loader, which
-    returns that dataclass; and there is no other conf file."""
+    """The table above is the code's: each conf file is its job's (the job's ``JOB`` names
+    the file and reads it into that dataclass, as that loader does); there is no other."""
     assert {p.name for p in (ROOT / "conf").glob("*.toml")} == set(CONF_FILES)
     for conf, (job, loader, cls) in CONF_FILES.items():
-        source = (ROOT / "jobs" / f"{job}.py").read_text(encoding="utf-8")
-        assert f"conf/{conf}" in source and f"load={loader.__name__}" in source
+        spec = importlib.import_module(job).JOB
+        assert (spec.config_file, spec.config) == (f"conf/{conf}", cls)
         assert get_type_hints(loader)["return"] is cls
 
 

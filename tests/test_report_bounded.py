@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.report_html import MEMBERS_SHOWN, report_page
+from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
 

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 from test_report_html import standard  # noqa: F401 (the fixture: a page with every section)
 
-from neardup_udfs.report_html import write_report_html
+from neardup_udfs.report import write_report_html
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

@@ -18,7 +18,7 @@ from PIL import Image
 
 from neardup_udfs.cli import main
 from neardup_udfs.kernels import winnow
-from neardup_udfs.report_html import (
+from neardup_udfs.report import (
     MEMBERS_SHOWN,
     TEXT_LIMIT,
     WINNOW_K,
@@ -529,7 +529,7 @@ def test_only_the_shown_members_are_read_from_samples() -> None:
     similar members only (distance: the farthest), unscored members last, ties by id."""
     import pyarrow as pa
 
-    from neardup_udfs.report_html import MEMBERS_SHOWN, _shown_ids
+    from neardup_udfs.report.data import MEMBERS_SHOWN, _shown_ids
 
     keys = pa.table(
         {
@@ -548,7 +548,7 @@ def test_only_the_shown_members_are_read_from_samples() -> None:
     ]  # fmt: skip
 
 
-# --- the images run's page (neardup_udfs.report_images) ---------------------------------------
+# --- the images run's page (neardup_udfs.report.images) ---------------------------------------
 
 IMAGE_COUNTS = {
     "input": 50,
@@ -580,7 +580,7 @@ def picture(seed: int, mode: str = "RGB", size: tuple[int, int] = (120, 80)) -> 
 
 
 def image_report(samples: pa.Table | None) -> str:
-    from neardup_udfs.report_images import build_image_report
+    from neardup_udfs.report import build_image_report
 
     report = {
         "counts": IMAGE_COUNTS,
@@ -623,7 +623,7 @@ def image_samples(thumbs: dict[str, str | None]) -> pa.Table:
 
 
 def test_image_page_counts_distances_and_thumbnails() -> None:
-    from neardup_udfs.report_images import MEMBERS_SHOWN, thumbnail_uri
+    from neardup_udfs.report.images import MEMBERS_SHOWN, thumbnail_uri
 
     uri = thumbnail_uri(picture(1))
     assert uri is not None
@@ -665,7 +665,7 @@ def test_image_page_without_samples_or_scores() -> None:
 
 
 def test_thumbnails_are_small_inline_pictures_or_none() -> None:
-    from neardup_udfs.report_images import thumbnail_uri
+    from neardup_udfs.report import thumbnail_uri
 
     def decoded(uri: str | None) -> Image.Image:
         assert uri is not None
@@ -696,7 +696,7 @@ def test_thumbnails_are_small_inline_pictures_or_none() -> None:
 
 
 def test_image_page_is_written_through_the_jobs_storage() -> None:
-    from neardup_udfs.report_images import image_report_page
+    from neardup_udfs.report import image_report_page
 
     class Store:
         written: dict[str, bytes] = {}

@@ -506,7 +506,7 @@ def test_simhash_equals_the_greedy_oracle_on_the_kernel_index(
     families of ditto's fingerprints run together), anchored keeps each within k."""
     src = _write_corpus(tmp_path, corpus, files=2)
     out = tmp_path / "out"
-    s = _run(spark, src, out, method="simhash", k=3)
+    s = _run(spark, src, out, method="simhash", max_distance=3)
     index = Index(3)
     ditto = resolve("ditto/2", normalize="web")  # the job's default pipeline
     assert s.pipeline == ditto.id == "web/1;cjk=0+ditto/2"
@@ -694,7 +694,7 @@ def test_representative_rule_reaches_the_stage(spark, tmp_path: Path) -> None:  
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "longest"
-    s = _run(spark, src, out, method="simhash", k=10, representative="longest")
+    s = _run(spark, src, out, method="simhash", max_distance=10, representative="longest")
     assert (s.kept, s.removed) == (2, 2)
     reps = {r.cluster_id for r in spark.read.parquet(str(out / "clusters")).collect()}
     assert reps == {"b", "z"}
@@ -721,7 +721,13 @@ def test_multi_table_keys_find_what_dittos_blocks_find(
     for blocks in (None, 4):
         out = tmp_path / f"out-{blocks}"
         s = _run(
-            spark, src, out, method="simhash", k=3, hamming_blocks=blocks, hot_bucket_size=10**6
+            spark,
+            src,
+            out,
+            method="simhash",
+            max_distance=3,
+            hamming_blocks=blocks,
+            hot_bucket_size=10**6,
         )
         runs[blocks] = (s, out, json.loads((out / "report.json").read_text())["hamming"])
     (multi, multi_out, multi_report), (ditto, ditto_out, ditto_report) = runs[None], runs[4]

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import fingerprint as fingerprint_job
 import pytest
 from chispa import assert_df_equality
 
@@ -17,6 +16,7 @@ from neardup_udfs.config import FingerprintConfig, load_fingerprint_config
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import resolve
+from neardup_udfs.runs import fingerprint as fingerprint_job
 from neardup_udfs.stages.fingerprint import fingerprint
 
 pytestmark = pytest.mark.spark

@@ -8,14 +8,14 @@ import base64
 import html
 import io
 import json
-import random
 import re
 from pathlib import Path
 
 import images as images_job
 import pandas as pd
 import pytest
-from PIL import Image, ImageDraw, ImageFilter
+from image_edits import encode, scene, variants
+from PIL import Image
 from warc_corpus import Crawl, CrawlWriter, record_id
 
 from neardup_udfs.config import ConfigError, load_images_config
@@ -26,46 +26,6 @@ pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "phash-images"
-
-VARIANTS = ("half", "double", "jpeg50", "crop5", "grey", "watermark")
-
-
-def encode(im: Image.Image, fmt: str = "PNG", **kw: object) -> bytes:
-    buf = io.BytesIO()
-    im.save(buf, fmt, **kw)
-    return buf.getvalue()
-
-
-def scene(seed: int, size: tuple[int, int] = (320, 240)) -> Image.Image:
-    """A photo-like picture: blurred overlapping shapes on a coloured ground."""
-    rng = random.Random(seed)
-    im = Image.new("RGB", size, tuple(rng.randrange(256) for _ in range(3)))
-    draw = ImageDraw.Draw(im)
-    w, h = size
-    for _ in range(12):
-        x0, y0 = rng.randrange(w), rng.randrange(h)
-        box = (x0, y0, x0 + rng.randrange(20, w // 2), y0 + rng.randrange(20, h // 2))
-        fill = tuple(rng.randrange(256) for _ in range(3))
-        (draw.ellipse if rng.random() < 0.5 else draw.rectangle)(box, fill=fill)
-    return im.filter(ImageFilter.GaussianBlur(2))
-
-
-def variants(im: Image.Image) -> dict[str, bytes]:
-    """The issue's edits: x0.5, x2, JPEG quality 50, a 5% crop (2.5% off each side), grey,
-    a text watermark."""
-    rgb = im.convert("RGB")
-    w, h = rgb.size
-    dx, dy = max(1, round(w * 0.025)), max(1, round(h * 0.025))
-    marked = rgb.copy()
-    ImageDraw.Draw(marked).text((w * 0.05, h * 0.8), "(c) neardup", fill=(255, 255, 255))
-    return {
-        "half": encode(rgb.resize((w // 2, h // 2), Image.LANCZOS)),
-        "double": encode(rgb.resize((w * 2, h * 2), Image.LANCZOS)),
-        "jpeg50": encode(rgb, "JPEG", quality=50),
-        "crop5": encode(rgb.crop((dx, dy, w - dx, h - dy))),
-        "grey": encode(rgb.convert("L")),
-        "watermark": encode(marked),
-    }
 
 
 @pytest.fixture(scope="module")
@@ -398,7 +358,7 @@ def test_bounded_keys_by_default_and_the_guarantee_on_request(  # type: ignore[n
 
 def test_smaller_k_splits_the_crops_off(spark, photos, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root, families = photos
-    s = _run(spark, root, tmp_path / "out", k=0, representative="min_id")
+    s = _run(spark, root, tmp_path / "out", max_distance=0, representative="min_id")
     assert s.removed < 5 * 6  # exact-hash copies still cluster, edited ones no longer all do
     clusters = spark.read.parquet(str(tmp_path / "out" / "clusters")).collect()
     for r in clusters:
@@ -455,4 +415,4 @@ def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignor
 
 
 def test_cli_exit_status(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    assert images_job.main(["--input", "x", "--output", str(tmp_path), "-k", "99"]) == 2
+    assert images_job.main(["--input", "x", "--output", str(tmp_path), "--max-distance", "99"]) == 2

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import dedup as dedup_job
-import index as index_job
 import numpy as np
 import pytest
 from dedup_corpus import Corpus, planted
@@ -22,6 +21,7 @@ from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.lsh_forest import Forest
 from neardup_udfs.presets import resolve
+from neardup_udfs.runs import index as index_job
 
 pytestmark = pytest.mark.spark
 
@@ -151,8 +151,10 @@ def test_similar_queries_equal_the_forest(spark, minhash_index, halves) -> None:
 def test_near_queries_equal_ditto_index(spark, halves, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     old, new = halves
     index = tmp_path / "index"
-    _index(spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash", k=4)
-    _index(spark, "add", _write(tmp_path / "b.jsonl", new), index, method="simhash", k=4)
+    _index(
+        spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash", max_distance=4
+    )
+    _index(spark, "add", _write(tmp_path / "b.jsonl", new), index, method="simhash", max_distance=4)
     kernel = Index(4)
     for batch in (old, new):
         for doc_id, text in sorted(batch):
@@ -162,7 +164,7 @@ def test_near_queries_equal_ditto_index(spark, halves, tmp_path: Path) -> None: 
     local = LocalIndex(str(index))
     for k in (2, 9):  # 9 is clamped down to the index's 4
         out = tmp_path / f"near{k}"
-        _index(spark, "query", src, index, output=str(out), k=k)
+        _index(spark, "query", src, index, output=str(out), max_distance=k)
         got: dict[str, list[tuple[str, int]]] = {}
         for r in spark.read.parquet(str(out / "results")).orderBy("query_id", "rank").collect():
             got.setdefault(r.query_id, []).append((r.doc_id, r.distance))
@@ -300,7 +302,7 @@ def test_update_index_grows_the_index_and_reruns_are_idempotent(
     stays readable after it; rerunning the new batch adds nothing twice and gives the same
     result."""
     old, new = halves
-    settings: dict[str, Any] = {"method": "simhash", "k": 3, "normalize": "none"}
+    settings: dict[str, Any] = {"method": "simhash", "max_distance": 3, "normalize": "none"}
     s1, s3 = _weekly(spark, halves, tmp_path, settings)
     index = tmp_path / "index"
     assert index_store.open_index(str(index)).normalization == "none"
@@ -375,16 +377,18 @@ def test_an_index_keeps_its_simhash_key_scheme(spark, halves, tmp_path: Path) ->
     batches and dedup runs against it use it, and a run asking for another is told so."""
     old, new = halves
     index = tmp_path / "index"
-    _index(spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash", k=3)
+    _index(
+        spark, "build", _write(tmp_path / "a.jsonl", old), index, method="simhash", max_distance=3
+    )
     manifest = index_store.open_index(str(index))
     assert dict(manifest.shape) == {"k": 3, "blocks": 6}
     src = _write(tmp_path / "b.jsonl", new)
     with pytest.raises(InputError, match="hamming_blocks = 6.*hamming_blocks = 4"):
-        _index(spark, "add", src, index, method="simhash", k=3, hamming_blocks=4)
+        _index(spark, "add", src, index, method="simhash", max_distance=3, hamming_blocks=4)
     with pytest.raises(InputError, match="--hamming-blocks 6"):
         _dedup(spark, src, tmp_path / "o1", method="simhash", against=str(index), hamming_blocks=4)
     _dedup(spark, src, tmp_path / "o2", method="simhash", against=str(index))
     report = json.loads((tmp_path / "o2" / "report.json").read_text())
     assert report["hamming"]["blocks"] == 6 and report["index"]["matches"] >= 0
-    _index(spark, "add", src, index, method="simhash", k=3, hamming_blocks=6)
+    _index(spark, "add", src, index, method="simhash", max_distance=3, hamming_blocks=6)
     assert dict(index_store.open_index(str(index)).shape) == {"k": 3, "blocks": 6}

@@ -10,15 +10,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import boilerplate as boilerplate_job
 import pytest
-import spans as spans_job
 from chispa import assert_df_equality
 from pyspark.sql import functions as F
 
 from neardup_udfs.config import ConfigError, load_boilerplate_config, load_spans_config
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels import winnow
+from neardup_udfs.runs import boilerplate as boilerplate_job
+from neardup_udfs.runs import spans as spans_job
 from neardup_udfs.runs.boilerplate import top_passages
 from neardup_udfs.stages.winnowing import (
     aligned_spans,
@@ -230,8 +230,8 @@ def boilerplate_run(spark, docs, tmp_path_factory):  # type: ignore[no-untyped-d
         id_col="url",
         text_col="body",
         max_text_bytes=4000,
-        k=K,
-        w=W,
+        kgram_bytes=K,
+        window=W,
     )
     return cfg, boilerplate_job.run(spark, cfg)
 
@@ -283,7 +283,13 @@ def test_spans_job_pairs_and_provenance(spark, docs, tmp_path) -> None:  # type:
     src = _write_jsonl(tmp_path / "in", _rows(docs))
     pairs = [("d0", "d5"), ("d1", "d5"), ("d2", "d6"), ("d0", "missing")]
     spark.createDataFrame(pairs, "a string, b string").write.parquet(str(tmp_path / "pairs"))
-    common = {"input_format": "jsonl", "id_col": "url", "text_col": "body", "k": K, "w": W}
+    common = {
+        "input_format": "jsonl",
+        "id_col": "url",
+        "text_col": "body",
+        "kgram_bytes": K,
+        "window": W,
+    }
     cfg = load_spans_config(
         input=str(src), pairs=str(tmp_path / "pairs"), output=str(tmp_path / "o1"), **common
     )

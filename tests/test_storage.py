@@ -20,7 +20,7 @@ from neardup_udfs.config import load_config
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
 from neardup_udfs.io.storage import ArrowStorage, HadoopStorage, StorageError, join
-from neardup_udfs.report_html import ReportError, build_report
+from neardup_udfs.report import ReportError, build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,8 +20,10 @@ from neardup_udfs.kernels.winnow import (
     Overlap,
     Region,
     Span,
+    fingerprints,
     hashes,
     overlaps,
+    regions,
     text,
     text_batch,
 )
@@ -333,7 +335,7 @@ def test_hashes_reads_int64_as_twos_complement(seq: list[int], w: int) -> None:
 def test_hashes_across_chunks() -> None:
     """Sequences longer than one chunk, including a long plateau of equal minima."""
     rng = np.random.default_rng(7)
-    n = 3 * winnow._CHUNK + 17
+    n = 3 * fingerprints._CHUNK + 17
     for seq in (rng.integers(0, 50, n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)):
         for w in (1, 5, 64):
             assert pairs(hashes(seq, w)) == naive_winnow(seq.tolist(), w)
@@ -531,7 +533,10 @@ def test_w_one_keeps_every_kgram() -> None:
 
 
 def test_docstring_examples() -> None:
-    assert doctest.testmod(winnow).failed == 0
+    modules = (winnow, fingerprints, regions)  # the package and its modules with examples
+    results = [doctest.testmod(m) for m in modules]
+    assert sum(r.failed for r in results) == 0
+    assert sum(r.attempted for r in results) >= 5
 
 
 def test_ties_pick_the_rightmost() -> None:

@@ -23,7 +23,7 @@ from neardup_udfs.index.store import IndexManifest, IndexStoreError
 from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.report_html import MEMBERS_SHOWN, report_page
+from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     Cache,
@@ -55,7 +55,7 @@ from neardup_udfs.stages.normalize import is_empty, prepare
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
 
-__all__ = ["Summary", "near_settings", "run"]
+__all__ = ["Summary", "format_summary", "near_settings", "run"]
 
 log = logging.getLogger("neardup.dedup")
 
@@ -92,6 +92,32 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         )
     except IndexStoreError as e:
         raise InputError(str(e)) from None
+
+
+def format_summary(s: Summary) -> str:
+    """The summary the job prints: one count per line, the pipeline id first."""
+    rows: list[tuple[str, Any]] = [
+        ("pipeline", s.pipeline),
+        ("input documents", s.input),
+        ("rejected", s.rejected),
+        ("empty (no visible text)", s.empty),
+        ("exact duplicates", s.exact_duplicates),
+        ("candidate pairs", s.candidates),
+        ("verified pairs", s.verified),
+        ("clusters (2+ members)", s.clusters),
+        ("removed as duplicates", s.removed),
+        ("kept", s.kept),
+        ("chained members", s.chained),
+        ("hot buckets", s.hot_buckets),
+        ("matched the index", s.index_matches),
+        ("added to the index", s.index_added),
+        ("cluster rounds", s.rounds),
+        ("finished on the driver", s.driver_edges),
+        ("seconds", sum(s.seconds.values())),
+    ]
+    return "\n".join(
+        f"{k:<24}{v:>12}" if not isinstance(v, float) else f"{k:<24}{v:>12.1f}" for k, v in rows
+    )
 
 
 @dataclass(frozen=True)
@@ -340,7 +366,7 @@ def near_settings(
     if floor is None:
         floor = config.max_distance if pipeline.kind == "simhash" else config.jaccard_threshold
     return NearSettings(
-        k=config.max_distance,
+        max_distance=config.max_distance,
         threshold=config.jaccard_threshold,
         verification=config.verification,
         hot_bucket_size=config.hot_bucket_size,

@@ -27,7 +27,8 @@ from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.warc import WarcOptions, read_file
 from neardup_udfs.kernels.phash import ANIMATED, GO_REFERENCE_FORMATS
 from neardup_udfs.presets import resolve
-from neardup_udfs.report_images import MEMBERS_SHOWN, image_report_page, thumbnail_uri
+from neardup_udfs.report import image_report_page, thumbnail_uri
+from neardup_udfs.report.images import MEMBERS_SHOWN
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     Cache,
@@ -370,7 +371,7 @@ def near_settings(config: ImagesConfig, images: int | None = None) -> NearSettin
     representative by ``__length`` (pixels, or 0 for ``min_id``), then the smallest path;
     candidate keys for ``images`` distinct pHashes (``ImagesConfig.hamming_scheme``)."""
     return NearSettings(
-        k=config.max_distance,
+        max_distance=config.max_distance,
         threshold=0.0,
         verification="off",
         hot_bucket_size=config.hot_bucket_size,

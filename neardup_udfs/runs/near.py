@@ -45,7 +45,7 @@ class NearCounts:
 class NearSettings:
     """What the shared stages need of a run's configuration."""
 
-    k: int  # SimHash/pHash: the largest Hamming distance kept
+    max_distance: int  # SimHash/pHash: the largest Hamming distance kept
     threshold: float  # MinHash: the smallest Jaccard kept
     verification: str  # MinHash: hybrid | exact | estimate | off
     hot_bucket_size: int
@@ -59,7 +59,11 @@ class NearSettings:
 
     def hamming_scheme(self) -> Scheme | SampledScheme:
         """The candidate keys' scheme of a Hamming run."""
-        return self.scheme if self.scheme is not None else Scheme(self.k + 1, self.k)
+        return (
+            self.scheme
+            if self.scheme is not None
+            else Scheme(self.max_distance + 1, self.max_distance)
+        )
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ class NearDuplicates:
                 self._pairs,
                 self.sketches,
                 self.pipeline,
-                k=s.k,
+                k=s.max_distance,
                 threshold=s.threshold,
                 verification=s.verification,
                 texts=texts,

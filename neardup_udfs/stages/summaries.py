@@ -8,14 +8,14 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from neardup_udfs.report_html import SIMILARITY_STEPS
+from neardup_udfs.report import SIMILARITY_STEPS
 
 __all__ = ["score_summary"]
 
 
 def score_summary(scores: DataFrame, metric: str, source: str) -> dict[str, Any]:
     """The summary of column ``metric`` (``similarity`` or ``distance``) of ``scores`` that
-    report.json stores as ``scores`` (``report_html.Scores.from_json`` reads it): the count,
+    report.json stores as ``scores`` (``report.data.Scores.from_json`` reads it): the count,
     lowest, highest and total of its finite values and, per bin, how many fall in it: a
     similarity rounds to ``1 / SIMILARITY_STEPS`` (clipped to [0, 1]), a distance to an
     integer (at least 0), half to even as numpy does. At most ``SIMILARITY_STEPS + 1``

@@ -1,6 +1,6 @@
 """Winnowing stages: fingerprints with positions, aligned overlap spans, boilerplate cover.
 
-Every function is DataFrame -> DataFrame and equals a kernel of ``kernels/winnow.py`` on
+Every function is DataFrame -> DataFrame and equals a kernel of ``kernels/winnow/`` on
 small inputs: ``aligned_spans`` = ``winnow.overlaps`` / ``Index.matches`` (without the
 ``MAX_RESULTS`` budget, see below), ``cover_regions`` = ``Index.cover``.
 """

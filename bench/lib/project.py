@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent  # bench/lib/project.py
 
 
 def load(relative: str) -> ModuleType:

@@ -1,11 +1,12 @@
 """``report.html`` of an images run: counts, stage times, the Hamming distances of the
 verified pairs, and sampled clusters side by side as thumbnails.
 
-The page is ``report_html``'s (its CSS, sections, plots and helpers), with an image summary
-and thumbnails instead of texts. Like the text report it loads nothing from the network and
-needs no JavaScript: thumbnails are inline ``data:`` URIs (JPEG, or PNG where the picture
-has transparency) of at most :data:`THUMBNAIL_PX` pixels a side, made on the executors from
-the sampled images only (``runs/images.py``); every path and id is HTML-escaped.
+The page is built like the dedup job's (``report.style``, ``report.sections``: its CSS,
+sections, plots and helpers), with an image summary and thumbnails instead of texts. Like
+the text report it loads nothing from the network and needs no JavaScript: thumbnails are
+inline ``data:`` URIs (JPEG, or PNG where the picture has transparency) of at most
+:data:`THUMBNAIL_PX` pixels a side, made on the executors from the sampled images only
+(``runs/images.py``); every path and id is HTML-escaped.
 
 The samples table (collected by the job, at most :data:`MEMBERS_SHOWN` members and the
 representative of each sampled cluster):
@@ -37,26 +38,19 @@ from PIL import Image
 
 from neardup_udfs.io.storage import Storage, join
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS, open_image
-from neardup_udfs.report_html import (
-    REPORT_HTML,
+from neardup_udfs.report.data import REPORT_HTML, _config_of, _stored_scores
+from neardup_udfs.report.sections import (
     _config,
-    _config_of,
-    _esc,
     _facts,
-    _fmt_int,
-    _fmt_pct,
     _histogram,
     _hot_buckets,
-    _int,
-    _page,
     _row,
     _score_plot,
-    _section,
     _size_plot,
     _stages,
-    _stored_scores,
     _timings,
 )
+from neardup_udfs.report.style import _esc, _fmt_int, _fmt_pct, _int, _page, _section
 
 __all__ = [
     "MEMBERS_SHOWN",
