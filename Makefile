@@ -118,7 +118,7 @@ test: $(STAMP)
 		$(MAKE) --no-print-directory lint; lint=$$?; wait $$warm && test $$lint = 0
 	$(BIN)/python -m pytest -q -m "not e2e"
 
-## make test-fast: kernel tests only, no JVM
+## make test-fast: every test that needs no JVM (kernels, config, flags, CLI, README, layout)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not spark and not e2e"
 

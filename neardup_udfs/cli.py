@@ -25,8 +25,7 @@ import numpy as np
 
 from neardup_udfs import __version__
 from neardup_udfs.index.store import IndexStoreError, pipeline_of
-from neardup_udfs.kernels import minhash, winnow
-from neardup_udfs.kernels.hamming_index import Index
+from neardup_udfs.kernels import hamming_index, minhash, winnow
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
 
@@ -199,7 +198,7 @@ def _cmd_fingerprint(args: argparse.Namespace) -> int:
 def _cmd_cluster(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     inputs = read_inputs(args.paths)
-    index = Index(args.distance)
+    index = hamming_index.Index(args.distance)
     for doc_id, fp in _fingerprinted(pipeline, inputs):
         index.add(doc_id, fp)
     families = index.clusters(args.distance, args.min)

@@ -130,6 +130,13 @@ class RunScope:
     jobs: JobCount  # the Spark jobs it launched
     cuts: dict[str, object]  # report.json "spark": where its lineage cuts go
 
+    def spark_report(
+        self, spark: SparkSession, partitions: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """report.json's ``spark``: the shuffle partitions the run fitted (``partitions``,
+        ``Checked.partitions``), where its lineage cuts went and its Spark jobs so far."""
+        return {**(partitions or {}), **self.cuts, "jobs": self.jobs.count(spark)}
+
 
 def cached_run(
     spark: SparkSession,

@@ -93,3 +93,14 @@ def test_no_bench_imports_another_bench() -> None:
     for script in sorted((ROOT / "bench").glob("*.py")):
         others = {n.split(".")[0] for n in imported_names(script)} & (scripts - {script.stem})
         assert others == set(), f"bench/{script.name} imports {sorted(others)}: use bench/lib/"
+
+
+def test_reference_classes_are_used_by_their_module() -> None:
+    """``Index`` is three classes (ditto's, semblance's LSH and winnowing ones): package code
+    names them by module (``hamming_index.Index``), never as a bare imported ``Index``
+    (a package's ``__init__`` may hand its own on)."""
+    for module in package_modules():
+        if module.name == "__init__.py":
+            continue
+        bare = {n for n in imported_names(module) if n.endswith(".Index")}
+        assert bare == set(), f"{dotted(module)} imports {sorted(bare)}"

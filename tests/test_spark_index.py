@@ -165,6 +165,8 @@ def test_near_queries_equal_ditto_index(spark, halves, tmp_path: Path) -> None: 
     for k in (2, 9):  # 9 is clamped down to the index's 4
         out = tmp_path / f"near{k}"
         _index(spark, "query", src, index, output=str(out), max_distance=k)
+        spark_report = json.loads((out / "report.json").read_text())["spark"]
+        assert spark_report["lineage_cuts"] == "local" and spark_report["jobs"] > 0
         got: dict[str, list[tuple[str, int]]] = {}
         for r in spark.read.parquet(str(out / "results")).orderBy("query_id", "rank").collect():
             got.setdefault(r.query_id, []).append((r.doc_id, r.distance))

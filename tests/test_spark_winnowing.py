@@ -256,6 +256,8 @@ def test_boilerplate_job_end_to_end(spark, docs, boilerplate_run) -> None:  # ty
     report = json.loads((out / "report.json").read_text())
     assert report["counts"]["regions"] == len(want) == s.regions
     assert report["pipeline"]["id"] == "semblance-winnow/1;k=8,w=6"
+    assert report["spark"]["lineage_cuts"] == "local" and report["spark"]["jobs"] > 0
+    assert report["spark"]["shuffle_partitions"] >= 1  # fitted to the input, as dedup's
     assert report["counts"]["bytes_removed"] == sum(
         len(dict(docs)[u].encode()) - len(r.body.encode()) for u, r in cleaned.items()
     )
@@ -346,6 +348,7 @@ def test_spans_job_pairs_and_provenance(spark, docs, tmp_path) -> None:  # type:
         )
         report = json.loads((out / "report.json").read_text())
         assert report["mode"] == "provenance" and report["counts"]["hot_hashes"] == s2.hot_hashes
+        assert report["spark"]["lineage_cuts"] == "local" and report["spark"]["jobs"] > 0
         if max_doc_freq == 1000:  # nothing the query holds is skipped: Index.matches exactly
             # ... except the "huge" row's one hash, repeated ~5,000 times in one document
             assert got2 == want2

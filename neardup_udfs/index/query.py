@@ -21,8 +21,8 @@ import pyarrow.dataset as ds
 
 from neardup_udfs.index.store import IndexManifest, IndexStoreError, open_index, scheme_of
 from neardup_udfs.io.storage import ArrowStorage, StorageError
-from neardup_udfs.kernels import lsh
-from neardup_udfs.kernels.hamming_index import Index, Match
+from neardup_udfs.kernels import hamming_index, lsh
+from neardup_udfs.kernels.hamming_index import Match
 from neardup_udfs.kernels.lsh_forest import Forest
 
 __all__ = [
@@ -50,7 +50,7 @@ def near_ranked(
 ) -> list[Match]:
     """ditto ``Index.Near(fp, k)`` over the candidates (added in ``seq`` order): every one
     within ``min(k, index_k)`` bits, by distance then id (byte-wise)."""
-    index = Index(index_k)
+    index = hamming_index.Index(index_k)
     for i in np.argsort(np.asarray(seqs, dtype=np.int64), kind="stable"):
         index.add(ids[i], int(fps[i]) & 0xFFFFFFFFFFFFFFFF)
     return index.near(int(fp) & 0xFFFFFFFFFFFFFFFF, k)

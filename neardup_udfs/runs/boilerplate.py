@@ -18,8 +18,8 @@ from pyspark.sql.types import StringType
 from neardup_udfs.config import BOILERPLATE_OUTPUTS, BoilerplateConfig
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
-    Cache,
     LostRecords,
+    RunScope,
     StageClock,
     begin_output,
     cached_run,
@@ -73,11 +73,12 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
         spark,
         f"neardup boilerplate {config.input}",
         config.checkpoint_dir,
-        lambda run: _run(spark, config, run.cache),
+        lambda run: _run(spark, config, run),
     )
 
 
-def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summary:
+def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summary:
+    cache = run.cache
     clock = StageClock(log)
     summary = Summary(pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
@@ -149,6 +150,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, cache: Cache) -> Summar
         removed_fraction=round(summary.bytes_removed / summary.bytes_in, 6)
         if summary.bytes_in
         else 0.0,
+        spark=run.spark_report(spark, read.partitions),
     )
     return summary
 

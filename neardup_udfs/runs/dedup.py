@@ -26,8 +26,8 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
-    Cache,
     LostRecords,
+    RunScope,
     StageClock,
     begin_output,
     cached_run,
@@ -47,7 +47,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import JobCount, cut
+from neardup_udfs.session import cut
 from neardup_udfs.stages.exact import exact_groups
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
@@ -88,7 +88,7 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
             spark,
             f"neardup dedup {config.input}",
             config.checkpoint_dir,
-            lambda run: _run(spark, config, run.cache, run.jobs, run.cuts),
+            lambda run: _run(spark, config, run),
         )
     except IndexStoreError as e:
         raise InputError(str(e)) from None
@@ -157,9 +157,8 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
     return Against(replace(previous, batches=earlier), previous, previous)
 
 
-def _run(
-    spark: SparkSession, config: DedupConfig, cache: Cache, jobs: JobCount, cuts: dict[str, object]
-) -> Summary:
+def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
+    cache = run.cache
     pipeline = config.pipeline()
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
@@ -270,7 +269,7 @@ def _run(
         hot_buckets=near.hot,
         **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
         scores=scores,
-        spark={**spark_report, **cuts, "jobs": jobs.count(spark)},
+        spark=run.spark_report(spark, spark_report),
     )
     return summary
 

@@ -31,8 +31,8 @@ from neardup_udfs.report import image_report_page, thumbnail_uri
 from neardup_udfs.report.images import MEMBERS_SHOWN
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
-    Cache,
     LostRecords,
+    RunScope,
     StageClock,
     begin_output,
     cached_run,
@@ -54,7 +54,6 @@ from neardup_udfs.schemas import (
     REASON,
     TEXT,
 )
-from neardup_udfs.session import JobCount
 from neardup_udfs.stages.fingerprint import to_hex
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
@@ -177,14 +176,13 @@ def run(spark: SparkSession, config: ImagesConfig) -> Summary:
         spark,
         f"neardup images {config.input}",
         config.checkpoint_dir,
-        lambda run: _run(spark, config, run.cache, run.jobs, run.cuts),
+        lambda run: _run(spark, config, run),
         {"spark.sql.execution.arrow.maxRecordsPerBatch": str(config.batch_images)},
     )
 
 
-def _run(
-    spark: SparkSession, config: ImagesConfig, cache: Cache, jobs: JobCount, cuts: dict[str, object]
-) -> Summary:
+def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
+    cache = run.cache
     clock = StageClock(log)
     summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
@@ -287,7 +285,7 @@ def _run(
         hot_buckets=near.hot,
         hamming=near.settings.hamming_scheme().describe(),
         scores=scores,
-        spark={**cuts, "jobs": jobs.count(spark)},
+        spark=run.spark_report(spark),
     )
     return summary
 

@@ -21,7 +21,7 @@ from neardup_udfs.index.store import IndexStoreError
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
-    Cache,
+    RunScope,
     StageClock,
     begin_output,
     cached_run,
@@ -71,13 +71,14 @@ def run(spark: SparkSession, config: IndexConfig) -> Summary:
             spark,
             f"neardup index {config.action} {config.input}",
             config.checkpoint_dir,
-            lambda run: _run(spark, config, run.cache),
+            lambda run: _run(spark, config, run),
         )
     except IndexStoreError as e:
         raise InputError(str(e)) from None
 
 
-def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
+def _run(spark: SparkSession, config: IndexConfig, run: RunScope) -> Summary:
+    cache = run.cache
     clock = StageClock(log)
     summary = Summary(action=config.action, seconds=clock.seconds)
     store = HadoopStorage(spark)
@@ -88,7 +89,7 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
     if config.action != "build" and not exists:
         raise IndexStoreError(f"no index at {config.index!r} (no {index_store.MANIFEST})")
     if config.action == "query":
-        return _query(spark, config, cache, clock, summary)
+        return _query(spark, config, run, clock, summary)
 
     pipeline = config.pipeline()
     previous = index_store.open_index(config.index, store) if exists else None
@@ -136,8 +137,9 @@ def _run(spark: SparkSession, config: IndexConfig, cache: Cache) -> Summary:
 
 
 def _query(
-    spark: SparkSession, config: IndexConfig, cache: Cache, clock: StageClock, summary: Summary
+    spark: SparkSession, config: IndexConfig, run: RunScope, clock: StageClock, summary: Summary
 ) -> Summary:
+    cache = run.cache
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     manifest = index_store.open_index(config.index, store)
     pipeline = index_store.pipeline_of(manifest)
@@ -177,5 +179,6 @@ def _query(
         config=config,
         index=index_store.describe(manifest),
         input=summary.input_stats,
+        spark=run.spark_report(spark, read.partitions),
     )
     return summary

@@ -19,6 +19,7 @@ from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
     Cache,
+    RunScope,
     StageClock,
     begin_output,
     cached_run,
@@ -75,7 +76,7 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
         spark,
         f"neardup spans {config.input}",
         config.checkpoint_dir,
-        lambda run: _run(spark, config, run.cache),
+        lambda run: _run(spark, config, run),
     )
 
 
@@ -108,7 +109,8 @@ def _pairs(spark: SparkSession, path: str) -> DataFrame:
     )
 
 
-def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
+def _run(spark: SparkSession, config: SpansConfig, run: RunScope) -> Summary:
+    cache = run.cache
     clock = StageClock(log)
     mode = "pairs" if config.pairs else "provenance"
     summary = Summary(
@@ -178,6 +180,7 @@ def _run(spark: SparkSession, config: SpansConfig, cache: Cache) -> Summary:
         config=config,
         mode=mode,
         input=summary.input_stats,
+        spark=run.spark_report(spark),
     )
     return summary
 
