@@ -66,3 +66,20 @@ def test_module_examples(module: str) -> None:
 def test_examples_found() -> None:
     total = sum(len(t.examples) for tests in _doctests().values() for t in tests)
     assert total >= MIN_EXAMPLES, f"found {total} examples, expected at least {MIN_EXAMPLES}"
+
+
+def test_every_example_in_the_source_is_run() -> None:
+    """Each ``>>>`` line of a module's source is an example the finder gives the tests above:
+    one a finder cannot see (in a nested function, or a docstring a decorator hides) would
+    never run."""
+    missed = {}
+    for module in _modules():
+        source = module.__file__ or ""
+        if not source.endswith(".py"):
+            continue
+        with open(source, encoding="utf-8") as fh:
+            written = sum(line.lstrip().startswith(">>> ") for line in fh)
+        found = sum(len(t.examples) for t in _doctests().get(module.__name__, []))
+        if written != found:
+            missed[module.__name__] = (written, found)
+    assert missed == {}, f"module: (>>> lines in the source, examples found): {missed}"
