@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from neardup_udfs.settings import DeprecatedKey
 
 TESTS = Path(__file__).parent
 
@@ -22,6 +26,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     from warm_kernels import warm
 
     warm()
+
+
+@pytest.fixture(autouse=True)
+def _old_key_names_fail() -> Iterator[None]:
+    """A test that gives a config key by its old name fails, unless it expects the warning
+    (``pytest.warns(DeprecatedKey)``). Set here, not in pyproject's filterwarnings: naming
+    the class there imports the package before coverage starts measuring."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecatedKey)
+        yield
 
 
 @pytest.fixture(scope="session")
