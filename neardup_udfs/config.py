@@ -204,7 +204,7 @@ class ClusterConfig(Settings):
 
 
 @dataclass(frozen=True)
-class DedupConfig(InputConfig, ClusterConfig):
+class DedupConfig(ClusterConfig, InputConfig):
     """Every setting of ``jobs/dedup.py``; ``conf/dedup.toml`` shows each key."""
 
     normalize: str = setting(
@@ -607,7 +607,7 @@ def load_boilerplate_config(path: str | None = None, **overrides: Any) -> Boiler
 
 
 @dataclass(frozen=True)
-class ImagesConfig(RunConfig, ClusterConfig):
+class ImagesConfig(ClusterConfig, RunConfig):
     """Every setting of ``jobs/images.py``; ``conf/images.toml`` shows each key."""
 
     input_format: str = setting(
