@@ -261,15 +261,11 @@ def load(cls: type[C], path: str | None = None, **overrides: Any) -> C:
     values = _renamed(cls, read_toml(path), f"in {path}") if path else {}
     given = {k: v for k, v in overrides.items() if v is not None}
     values.update(_renamed(cls, given, "on the command line"))
-    known = {k.name: k for k in keys_of(cls)}
-    for name, value in values.items():
+    known = {k.name for k in keys_of(cls)}
+    for name in values:
         if name not in known:
             raise ConfigError(f"unknown config key {name!r}")
-        if isinstance(value, list):
-            values[name] = tuple(value)
-        if value is not None:
-            _check_type(known[name], value)
-    return cls(**values)
+    return cls(**values)  # __post_init__: settings.check (types, lists as tuples), _check
 
 
 def _check_type(key: Key, value: Any) -> None:

@@ -168,7 +168,6 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
 
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)
-        spark_report: dict[str, Any] = dict(read.partitions)
         good, n_good, rejects, text_col = read.good, read.n_good, read.rejects, read.text_col
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
@@ -269,7 +268,7 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         hot_buckets=near.hot,
         **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
         scores=scores,
-        spark=run.spark_report(spark, spark_report),
+        spark=run.spark_report(spark, read.partitions),
     )
     return summary
 
