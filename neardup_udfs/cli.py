@@ -446,6 +446,28 @@ def _cmd_similar(args: argparse.Namespace) -> int:
     return _report(inputs)
 
 
+def _cmd_index_check(args: argparse.Namespace) -> int:
+    from neardup_udfs.index.store import inspect_index
+
+    result = inspect_index(args.dir, rows=True)
+    if result.manifest is None or result.problems:
+        return _report_errors([f"error: {problem}" for problem in result.problems])
+    m = result.manifest
+    shape = ", ".join(f"{k}={v}" for k, v in sorted(m.shape.items()))
+    older = f", {result.present} by the presence of their data files" if result.present else ""
+    out = sys.stdout
+    out.write(f"{args.dir}: ok\n")
+    out.write(f"pipeline   {m.pipeline_id} ({m.kind}, {shape})\n")
+    out.write(f"batches    {len(m.batches)}\n")
+    out.write(f"documents  {m.documents}\n")
+    out.write(
+        f"checked    the manifest; {result.verified} batch(es) by the data files recorded at "
+        f"commit{older}; the documents in docs/ (Parquet footers)\n"
+    )
+    out.flush()
+    return EXIT_OK
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"neardup {__version__}")
     for name in preset_names():
@@ -625,6 +647,31 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--top", type=_positive_int, default=10, help="results per file (default 10)")
     paths(sl)
     sl.set_defaults(func=_cmd_similar)
+
+    ix = sub.add_parser(
+        "index",
+        help="inspect a persistent index (index check DIR)",
+        description="Commands on a persistent index without Spark.",
+    )
+    ix_sub = ix.add_subparsers(
+        dest="index_command", metavar="{check}", required=True, parser_class=_Parser
+    )
+    ck = ix_sub.add_parser(
+        "check",
+        help="check an index's manifest and batch folders; exit 2 when damaged",
+        description=(
+            "Checks the index without reading its data: the manifest _INDEX.json parses and"
+            " its fields are valid; every listed batch folder is there and its docs/, keys/"
+            " and rejects/ hold the data files its commit recorded (their count, bytes and a"
+            " digest of names and sizes; a batch committed before these were recorded: some"
+            " data file wherever it has documents or rejects); docs/ holds the batch's"
+            " documents (counted from the Parquet footers). Healthy: exit 0 and a summary"
+            " (pipeline, batches, documents). Otherwise exit 2 and one line per problem on"
+            " stderr, naming the file or folder at fault."
+        ),
+    )
+    ck.add_argument("dir", metavar="DIR", help=index_help)
+    ck.set_defaults(func=_cmd_index_check)
 
     ver = sub.add_parser("version", help="package version and registered presets")
     ver.set_defaults(func=_cmd_version)

@@ -691,12 +691,10 @@ def load_images_config(path: str | None = None, **overrides: Any) -> ImagesConfi
 
 
 @dataclass(frozen=True)
-class FingerprintConfig(Paths):
-    """Every setting of ``jobs/fingerprint.py``; ``conf/fingerprint.toml`` shows each key."""
+class FingerprintConfig(InputConfig):
+    """Every setting of ``jobs/fingerprint.py``; ``conf/fingerprint.toml`` shows each key.
+    Its input is read as the dedup job's (the keys of :class:`InputConfig`)."""
 
-    input_format: str = _input_format()
-    id_col: str | None = _id_col()
-    text_col: str = _text_col()
     preset: str = setting("ditto/2", "the text preset every document is fingerprinted with")
     char: int | None = setting(
         None,
@@ -710,6 +708,7 @@ class FingerprintConfig(Paths):
     overwrite: bool = setting(False, "true: replace the outputs of an earlier run")
 
     def _check(self) -> None:
+        super()._check()
         try:
             self.pipeline()
         except PresetError as e:

@@ -173,6 +173,9 @@ class Pipeline:
             fingerprints and signatures under every option of the preset: they are exact
             duplicates for it (ditto: the normalized text; semblance: the token sequence).
             Keys are xxh3-128 of the canonical form; a collision needs ~2**64 documents.
+            Every text with an empty canonical form (no token) gets the same key here; the
+            jobs (``stages.exact.exact_keys``) key those by their own bytes instead, so two
+            different token-less texts are never exact duplicates there.
         """
         texts = self._prepared(texts, normalized)
         batch = self.preset.canonical_batch

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any, Generic, TypeVar
 
@@ -20,9 +20,10 @@ from pyspark.sql import functions as F
 
 from neardup_udfs import __version__, settings
 from neardup_udfs.config import ConfigError, InputConfig, Settings
-from neardup_udfs.io.input_files import HIDDEN_REASON, Unread, unread_files
+from neardup_udfs.io.input_files import DANGLING_REASON, HIDDEN_REASON, Unread, unread_files
+from neardup_udfs.io.outputs import OutputClaim, claim_output
 from neardup_udfs.io.readers import (
-    MALFORMED_JSON,
+    LINE_REASONS,
     MANIFEST_NAME,
     EmptyInput,
     InputError,
@@ -59,6 +60,7 @@ __all__ = [
     "job_parser",
     "read_checked",
     "reason_counts",
+    "report_error",
     "write_frames",
     "write_report",
 ]
@@ -129,6 +131,7 @@ class RunScope:
     cache: Cache  # the frames it persisted
     jobs: JobCount  # the Spark jobs it launched
     cuts: dict[str, object]  # report.json "spark": where its lineage cuts go
+    exits: list[Callable[[], None]] = field(default_factory=list)  # called when it ends
 
     def spark_report(
         self, spark: SparkSession, partitions: Mapping[str, Any] | None = None
@@ -158,7 +161,12 @@ def cached_run(
             run_settings(spark),
             lineage_cuts(spark, checkpoint_dir) as cuts,
         ):
-            return body(RunScope(cache, jobs, cuts))
+            scope = RunScope(cache, jobs, cuts)
+            try:
+                return body(scope)
+            finally:
+                for release in reversed(scope.exits):
+                    release()
     finally:
         cache.release()
         jobs.stop(spark)
@@ -195,18 +203,20 @@ def read_checked(
     ``session.fit_adaptive``; call it inside ``session.run_settings``).
 
     Every record is accounted for: besides the rows Spark reads, each user file it passes
-    over for its name (``input_files``) is a reject of its own (report.json ``input``:
-    ``skipped_files``), a 0-byte text file is an empty document, and a malformed JSON line
-    is a reject named by its file and line. An input with no records at all raises
-    :class:`EmptyInput` unless ``config.allow_empty_input``.
+    over for its name and each dangling symbolic link (``input_files``; every format) is a
+    reject of its own (report.json ``input``: ``skipped_files``), a 0-byte text file is an
+    empty document, and a JSON line that is malformed or not text, or the unreadable rest of
+    a broken ``.gz`` file, is a reject named by its file and line (``<file URI>#L<line>``,
+    ``readers.LINE_REASONS``). An input with no records at all raises :class:`EmptyInput`
+    unless ``config.allow_empty_input``.
 
     ``require``: (config key, column) pairs the input must have, else :class:`InputError`
     naming the key."""
     path = path or config.input
     allow_empty = config.allow_empty_input
-    unread = Unread((), (), 0)
-    if config.input_format != "parquet":  # Spark passes over some files: account for them
-        unread = unread_files(HadoopStorage(spark), path)
+    parquet = config.input_format == "parquet"
+    unread = unread_files(HadoopStorage(spark), path, parquet=parquet)
+    skipped = _skipped_files(unread)
     raw, text_col = read_input(
         spark,
         path,
@@ -214,7 +224,8 @@ def read_checked(
         config.id_col,
         config.text_col,
         config.warc_options(),
-        allow_empty=allow_empty or bool(unread.hidden),
+        allow_empty=allow_empty or bool(skipped),
+        files=unread.read,
     )
     if config.input_format == "text":
         raw = with_empty_files(spark, raw, unread.empty)  # a 0-byte file is an empty document
@@ -223,7 +234,7 @@ def read_checked(
             raise InputError(
                 f"{key} {column!r} is not a column of the input (columns: {', '.join(raw.columns)})"
             )
-    listed = unread.read_bytes if config.input_format != "parquet" else None
+    listed = unread.read_bytes if not parquet else None  # Parquet's bytes are compressed
     partitions = fit_shuffle_partitions(spark, raw, listed)
     split = split_rejects(raw, text_col, config.max_text_bytes)
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
@@ -231,20 +242,27 @@ def read_checked(
     n_good = counts.pop(None, 0)
     partitions.update(fit_adaptive(spark, text_bytes))
     rejects = split.rejects
-    if counts.get(MALFORMED_JSON):  # named by file and line, not by a null id
+    if any(counts.get(r) for r in LINE_REASONS):  # named by file and line, not by a null id
         located = malformed_lines(split.tagged)
-        rejects = rejects.where(F.col(REASON) != MALFORMED_JSON).unionByName(located)
-    if unread.hidden:
-        skipped = [(f.uri, HIDDEN_REASON) for f in unread.hidden]
+        rejects = rejects.where(~F.col(REASON).isin(*LINE_REASONS)).unionByName(located)
+    if skipped:
         rejects = rejects.unionByName(spark.createDataFrame(skipped, REJECTS_DDL))
-        counts[HIDDEN_REASON] = len(skipped)
+        for _, reason in skipped:
+            counts[reason] = counts.get(reason, 0) + 1
     n_rejected = sum(counts.values())
     if n_good + n_rejected == 0 and not allow_empty:
         raise EmptyInput(path)
     stats = input_stats(split.tagged, counts=counts)
-    if unread.hidden:
-        stats["skipped_files"] = len(unread.hidden)
+    if skipped:
+        stats["skipped_files"] = len(skipped)
     return Checked(split.good, n_good, rejects, n_rejected, text_col, stats, partitions)
+
+
+def _skipped_files(unread: Unread) -> list[tuple[str, str]]:
+    """A reject (doc_id, reason) per file Spark passes over: hidden names, dangling links."""
+    return [(f.uri, HIDDEN_REASON) for f in unread.hidden] + [
+        (f.uri, DANGLING_REASON) for f in unread.dangling
+    ]
 
 
 def _counted(tagged: DataFrame) -> tuple[dict[str | None, int], int]:
@@ -289,12 +307,28 @@ def input_stats(
     return stats
 
 
-def begin_output(store: Storage, output: str) -> None:
-    """Remove a previous run's ``_MANIFEST.json`` from ``output`` (through ``store``): a run
-    that fails leaves no success marker. Call it before any data is read: an ``output`` that
-    is (or lies under) a regular file is an :class:`InputError` naming that file."""
-    check_directory(store, output, "output")
-    store.delete(join(output, MANIFEST_NAME))
+def begin_output(
+    store: HadoopStorage,
+    output: str,
+    run: RunScope,
+    *,
+    job: str,
+    names: Iterable[str],
+    inputs: Sequence[tuple[str, str | None]] = (),
+    keep_existing: bool = False,
+) -> OutputClaim:
+    """Claim ``output`` for this run before any data is read (``outputs.claim_output``:
+    refused, as an :class:`InputError` naming the path, when it is, contains or lies inside
+    one of ``inputs``, lies under a regular file, holds one of ``names`` or a report that
+    neardup did not write, is locked by a live run, or cannot be written; with
+    ``keep_existing``, when it holds any of ``names``). The claim's lock
+    is released when ``run`` ends, whatever its outcome; the previous run's
+    ``_MANIFEST.json`` is removed, so a run that fails leaves no success marker."""
+    claim = claim_output(
+        store, output, job=job, names=names, inputs=inputs, keep_existing=keep_existing
+    )
+    run.exits.append(claim.release)
+    return claim
 
 
 def check_directory(store: Storage, path: str, what: str) -> None:
@@ -315,7 +349,8 @@ def write_frames(
 ) -> None:
     """Write the ``wanted`` frames as parquet under ``output``, after removing (through
     ``store``) every output directory the job can write (``every``), so a rerun never leaves
-    stale outputs behind."""
+    stale outputs behind. Call it only on an output the run claimed (:func:`begin_output`
+    proved each of ``every`` present there is a folder of the job's own)."""
     for name in every:
         store.delete(join(output, name))
     for name in wanted:
@@ -445,7 +480,7 @@ def job_main(
     try:
         config = load(path, **args)
     except ConfigError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        report_error(f"{prog}: error: {e}")
         return 2
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(f"neardup-{prog.removesuffix('.py')}")
@@ -455,12 +490,35 @@ def job_main(
     try:
         summary = run(spark, config)
     except InputError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        report_error(f"{prog}: error: {e}", spark)
         return 2
     finally:
         spark.stop()
     print(describe(config, summary))
     return 0
+
+
+def report_error(line: str, spark: SparkSession | None = None) -> None:
+    """``line`` (newlines folded to spaces) on the error stream of the process the user
+    started: the Python process's stderr, or, under ``spark-submit`` (whose launcher merges
+    the Python driver's stderr into its stdout), the JVM's ``System.err``."""
+    line = " ".join(line.split("\n"))
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:  # not launched by spark-submit
+        print(line, file=sys.stderr, flush=True)
+        return
+    try:
+        jvm: Any
+        if spark is not None:
+            jvm = spark.sparkContext._jvm
+        else:
+            from pyspark.java_gateway import launch_gateway
+
+            jvm = launch_gateway().jvm  # spark-submit's own gateway: connects, starts nothing
+        sys.stdout.flush()
+        jvm.java.lang.System.err.println(line)
+        jvm.java.lang.System.err.flush()
+    except Exception:  # the JVM is gone: the merged stream is all there is
+        print(line, file=sys.stderr, flush=True)
 
 
 def counts_of(summary: Any, *skip: str) -> dict[str, Any]:

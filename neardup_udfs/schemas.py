@@ -11,6 +11,7 @@ REASON = "reason"
 READ_ERROR = "read_error"  # set by a reader (WARC) on rows that are not documents: the reason
 CORRUPT_RECORD = "_corrupt_record"  # Spark's raw JSON line that did not parse (jsonl)
 SOURCE_FILE = "__source_file"  # jsonl with malformed lines: the file a row came from
+SOURCE_LINE = "__source_line"  # jsonl read by neardup's own line reader: the row's line
 LOST_BYTES = "lost_bytes"  # bytes of an input file a reader could not read (WARC)
 # boolean, WARC: the text was decoded as the bytes say (UTF-8, a BOM) against the declared charset
 CHARSET_OVERRIDDEN = "charset_overridden"
@@ -19,7 +20,9 @@ FINGERPRINTS_DDL = (
     f"{DOC_ID} string, {FINGERPRINT} bigint, {FINGERPRINT_HEX} string, {PIPELINE} string"
 )
 REJECTS_DDL = f"{DOC_ID} string, {REASON} string"
-EXACT_KEY = "exact_key"  # 32 hex digits: xxh3-128 of the canonical form (equal = exact dups)
+# 32 hex digits: xxh3-128 of the canonical form (equal = exact dups); a token-less text:
+# SHA-256 of its own prepared text (stages.exact.exact_keys)
+EXACT_KEY = "exact_key"
 SEQ = "seq"  # bigint: an indexed document's position (batch number << 32 | rank in its batch)
 INDEXED_ID = "indexed_id"  # the doc_id of an indexed document a new one duplicates
 LEADER = "leader"  # the exact-duplicate group's representative for LSH (its smallest doc_id)

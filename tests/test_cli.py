@@ -7,6 +7,7 @@ import errno
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from semblance_golden import assert_fp_golden, inputs, semblance
+from test_index_store import SEMBLANCE, write_index
 
 import neardup_udfs
 from neardup_udfs.cli import main
@@ -603,6 +605,7 @@ def _process_cases(tmp: Path) -> list[tuple[list[str], bytes, int, str]]:
         (["report", str(root)], b"", 0, str(root / "report.html")),
         (["near", "--index", str(tmp / "none"), str(a)], b"", 2, "no index at"),
         (["similar", "--index", str(tmp / "none"), str(a)], b"", 2, "no index at"),
+        (["index", "check", str(tmp / "none")], b"", 2, "no index at"),
         (["version"], b"", 0, f"neardup {neardup_udfs.__version__}"),
         (["frobnicate"], b"", 2, "invalid choice: 'frobnicate'"),
     ]
@@ -627,3 +630,86 @@ def test_near_and_similar_without_an_index(
         assert main([command, "--index", str(tmp_path / "none"), str(doc)]) == 2
         err = capsys.readouterr().err
         assert err.startswith("neardup: error: no index at") and "none" in err
+
+
+# --- neardup index check, and queries on a damaged index ----------------------------------------
+
+MANIFEST_NAME = "_INDEX.json"
+
+
+def test_index_check_summarizes_a_healthy_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "idx"
+    write_index(root, [("w1", 3, 1), ("w2", 4, 0)])
+    status, out, err = cli(capsys, "index", "check", str(root))
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        f"{root}: ok",
+        f"pipeline   {SEMBLANCE.id} (minhash, bands=25, rows=5)",
+        "batches    2",
+        "documents  7",
+        "checked    the manifest; 2 batch(es) by the data files recorded at commit; the "
+        "documents in docs/ (Parquet footers)",
+    ]
+    old = tmp_path / "old"  # batches committed before their data files were recorded
+    write_index(old, [("w1", 3, 1)], record=False)
+    status, out, err = cli(capsys, "index", "check", str(old))
+    assert (status, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        "checked    the manifest; 0 batch(es) by the data files recorded at commit, 1 by the "
+        "presence of their data files; the documents in docs/ (Parquet footers)"
+    )
+    status, out, err = cli(capsys, "index", "check", "bogus://x/idx")
+    assert (status, out) == (2, "") and len(err.splitlines()) == 1
+    assert err.startswith("neardup: error: cannot open index location 'bogus://x/idx'")
+
+
+def test_index_check_names_each_problem_on_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "idx"
+    m = write_index(root, [("w1", 3, 1), ("w2", 4, 0), ("w3", 2, 0)])
+    b1, b2 = (f"{root}/{b.dir}" for b in m.batches[:2])
+    (root / m.batches[0].dir / "docs" / "part-00000.parquet").unlink()
+    for f in (root / m.batches[1].dir).rglob("*"):
+        if f.is_file():
+            f.unlink()
+    status, out, err = cli(capsys, "index", "check", str(root))
+    assert (status, out) == (2, "")
+    lines = err.splitlines()
+    assert len(lines) == 3 and all(line.startswith("neardup: error: batch 'w") for line in lines)
+    assert lines[0].startswith(f"neardup: error: batch 'w1': {b1}/docs holds 0 data files")
+    assert lines[1].startswith(f"neardup: error: batch 'w2': {b2}/docs holds 0 data files")
+    assert lines[2].startswith(f"neardup: error: batch 'w2': {b2}/keys holds 0 data files")
+    (root / MANIFEST_NAME).write_text('{"format": "neardup-in')
+    status, out, err = cli(capsys, "index", "check", str(root))
+    assert (status, out) == (2, "")
+    assert err.startswith(f"neardup: error: index manifest {root}/{MANIFEST_NAME} is damaged")
+    assert len(err.splitlines()) == 1
+
+
+def test_similar_and_near_on_a_damaged_index_exit_2_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The query fails before reading anything: one line naming the missing folder or the
+    damaged manifest, never a pyarrow traceback."""
+    doc = tmp_path / "a.txt"
+    doc.write_text("some text to look up")
+    root = tmp_path / "idx"
+    m = write_index(root, [("w1", 3, 0), ("w2", 4, 0)])
+    gone = root / m.batches[1].dir
+    shutil.rmtree(gone)
+    for command in ("similar", "near"):
+        status, out, err = cli(capsys, command, "--index", str(root), str(doc))
+        assert (status, out) == (2, "")
+        assert err == (
+            f"neardup: error: index {str(root)!r} is damaged: batch 'w2': its folder {gone} "
+            f"is missing (listed in {MANIFEST_NAME})\n"
+        )
+    manifest = root / MANIFEST_NAME
+    manifest.write_bytes(manifest.read_bytes()[:-40])
+    status, out, err = cli(capsys, "similar", "--index", str(root), str(doc))
+    assert (status, out) == (2, "")
+    assert err.startswith(f"neardup: error: index manifest {manifest} is damaged (truncated")
+    assert len(err.splitlines()) == 1

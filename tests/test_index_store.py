@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from neardup_udfs import __version__
@@ -16,9 +21,13 @@ from neardup_udfs.index.store import (
     IndexManifest,
     IndexMismatch,
     IndexStoreError,
+    batch_contents,
     check_compatible,
+    check_index,
     commit,
     exists,
+    inspect_index,
+    is_batch_name,
     new_manifest,
     next_batch,
     open_index,
@@ -26,6 +35,7 @@ from neardup_udfs.index.store import (
     scheme_of,
     seq_base,
 )
+from neardup_udfs.io.storage import ArrowStorage
 from neardup_udfs.kernels.hamming_tables import Scheme
 from neardup_udfs.presets import Pipeline, resolve
 
@@ -383,3 +393,380 @@ def _mismatch_blocks(manifest: IndexManifest, blocks: int) -> str:
     with pytest.raises(IndexMismatch) as e:
         check_compatible(manifest, resolve("ditto/2"), 3, "/some/index", blocks=blocks)
     return str(e.value)
+
+
+# --- checking an index: the manifest, the batch folders, their files ----------------------------
+
+
+def _parquet(path: Path, table: pa.Table) -> None:
+    """A Parquet file as Spark leaves it on Hadoop's local filesystem: with a ``.crc``
+    sidecar, and a ``_SUCCESS`` marker in its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+    (path.parent / f".{path.name}.crc").write_bytes(b"crc of " + path.name.encode())
+    (path.parent / "_SUCCESS").write_bytes(b"")
+
+
+def write_index(
+    root: Path, batches: list[tuple[str, int, int]], record: bool = True
+) -> IndexManifest:
+    """A small index laid out as ``add_batch`` writes one, with pyarrow (no Spark): one
+    ``(batch_id, documents, rejected)`` per batch, committed in order with the contents
+    each batch records (``record=False``: as committed before contents were recorded)."""
+    path = str(root)
+    manifest, previous = new_manifest("semblance", SEMBLANCE, k=3), None
+    for batch_id, documents, rejected in batches:
+        number, rel = next_batch(manifest, batch_id)
+        folder = root / rel
+        seqs = [seq_base(number) + i for i in range(documents)]
+        ids = [f"{batch_id}-{i}" for i in range(documents)]
+        _parquet(folder / "docs" / "part-00000.parquet", pa.table({"seq": seqs, "doc_id": ids}))
+        keys = pa.table({"key": [7] * documents, "seq": seqs})
+        _parquet(folder / "keys" / "band=0" / "depth=1" / "part-00000.parquet", keys)
+        _parquet(folder / "keys" / "band=-1" / "depth=5" / "part-00001.parquet", keys)
+        if rejected:
+            reasons = pa.table({"doc_id": [f"r{i}" for i in range(rejected)]})
+            _parquet(folder / "rejects" / "part-00000.parquet", reasons)
+        contents = batch_contents(path, rel) if record else None
+        batch = Batch(batch_id, number, rel, documents, rejected, 0.0, contents)
+        manifest = commit(path, previous, replace(manifest, batches=(*manifest.batches, batch)))
+        previous = manifest
+    return manifest
+
+
+def test_a_healthy_index_passes_every_check(tmp_path: Path) -> None:
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 2), ("b2", 4, 0)])
+    first = m.batches[0].contents
+    assert first is not None and set(first) == {"docs", "keys", "rejects"}
+    assert m.batches[1].contents is not None and set(m.batches[1].contents) == {"docs", "keys"}
+    # the .crc sidecars and _SUCCESS markers are not data files
+    docs = root / m.batches[0].dir / "docs" / "part-00000.parquet"
+    assert (first["docs"].files, first["docs"].bytes) == (1, docs.stat().st_size)
+    assert first["keys"].files == 2
+    assert open_index(str(root)) == m  # the contents round-trip through _INDEX.json
+    result = inspect_index(str(root), rows=True)
+    assert result.ok and result.problems == ()
+    assert (result.verified, result.present, result.rows) == (2, 0, True)
+    assert result.manifest == m
+    assert check_index(str(root)) == m
+    assert check_index(str(root), ArrowStorage(str(root))) == m
+
+
+def _truncate_manifest(root: Path, m: IndexManifest) -> None:
+    target = root / MANIFEST
+    target.write_bytes(target.read_bytes()[:100])
+
+
+def _drop_batch(root: Path, m: IndexManifest) -> None:
+    shutil.rmtree(root / m.batches[1].dir)
+
+
+def _drop_docs_file(root: Path, m: IndexManifest) -> None:
+    (root / m.batches[1].dir / "docs" / "part-00000.parquet").unlink()
+
+
+def _truncate_keys_file(root: Path, m: IndexManifest) -> None:
+    part = root / m.batches[1].dir / "keys" / "band=0" / "depth=1" / "part-00000.parquet"
+    part.write_bytes(part.read_bytes()[:-10])
+
+
+def _add_docs_file(root: Path, m: IndexManifest) -> None:
+    (root / m.batches[1].dir / "docs" / "part-00009.parquet").write_bytes(b"stray")
+
+
+def _rename_docs_file(root: Path, m: IndexManifest) -> None:
+    docs = root / m.batches[1].dir / "docs"
+    (docs / "part-00000.parquet").rename(docs / "part-00001.parquet")
+
+
+DAMAGE: list[Any] = [
+    pytest.param(
+        _truncate_manifest, f"index manifest {{root}}/{MANIFEST} is damaged", id="manifest"
+    ),
+    pytest.param(_drop_batch, "batch 'b2': its folder {root}/{b2} is missing", id="batch-folder"),
+    pytest.param(_drop_docs_file, "{root}/{b2}/docs holds 0 data files of 0 bytes", id="docs-file"),
+    pytest.param(_truncate_keys_file, "{root}/{b2}/keys holds 2 data files of", id="truncated"),
+    pytest.param(_add_docs_file, "{root}/{b2}/docs holds 2 data files", id="added-file"),
+    pytest.param(_rename_docs_file, "{root}/{b2}/docs holds other files", id="renamed-file"),
+]
+
+
+@pytest.mark.parametrize(("damage", "expected"), DAMAGE)
+def test_a_damaged_index_is_an_error_naming_the_path(
+    tmp_path: Path, damage: Callable[[Path, IndexManifest], None], expected: str
+) -> None:
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 1), ("b2", 4, 0)])
+    damage(root, m)
+    expected = expected.format(root=root, b2=m.batches[1].dir)
+    with pytest.raises(IndexStoreError) as info:
+        check_index(str(root))
+    message = str(info.value)
+    assert expected in message and "\n" not in message
+    result = inspect_index(str(root))
+    assert len(result.problems) == 1 and expected in result.problems[0]
+    assert not result.ok
+
+
+def test_every_problem_is_listed_and_the_error_counts_the_others(tmp_path: Path) -> None:
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 1), ("b2", 4, 0)])
+    shutil.rmtree(root / m.batches[0].dir)
+    _drop_docs_file(root, m)
+    problems = inspect_index(str(root)).problems
+    assert len(problems) == 2
+    assert f"{root}/{m.batches[0].dir} is missing" in problems[0]
+    assert f"{root}/{m.batches[1].dir}/docs holds 0" in problems[1]
+    with pytest.raises(IndexStoreError) as info:
+        check_index(str(root))
+    assert str(info.value) == (
+        f"index {str(root)!r} is damaged: {problems[0]} (and 1 more: "
+        f"`neardup index check {root}` lists them)"
+    )
+
+
+def test_a_manifest_that_is_not_utf8_is_damaged(tmp_path: Path) -> None:
+    (tmp_path / "idx").mkdir()
+    (tmp_path / "idx" / MANIFEST).write_bytes(b'{"format": "\xff\xfe')
+    with pytest.raises(IndexStoreError, match=f"{MANIFEST} is damaged .not UTF-8"):
+        open_index(str(tmp_path / "idx"))
+
+
+class _JavaException:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def toString(self) -> str:  # noqa: N802 (py4j's name)
+        return self.text
+
+
+class _Py4JJavaError(Exception):
+    """What py4j raises for a JVM exception: a ``java_exception`` and a long message."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"An error occurred while calling o42.toByteArray.\n: {text}\n\tat x")
+        self.java_exception = _JavaException(f"{text}\n\tat org.apache.hadoop.fs.Y")
+
+
+class _ReadFails:
+    """A storage whose reads raise ``error`` (as Hadoop's do through py4j)."""
+
+    def __init__(self, inner: ArrowStorage, error: Exception) -> None:
+        self.inner, self.error = inner, error
+
+    def kind(self, path: str) -> Any:
+        return self.inner.kind(path)
+
+    def read_bytes(self, path: str) -> bytes | None:
+        raise self.error
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        raise AssertionError("no writes")
+
+    def delete(self, path: str) -> None:
+        raise AssertionError("no deletes")
+
+    def list(self, path: str) -> list[str]:
+        return self.inner.list(path)
+
+
+def test_a_manifest_failing_its_checksum_is_damaged(tmp_path: Path) -> None:
+    """Hadoop's local filesystem checks a file against its ``.crc`` sidecar: a manifest
+    changed behind it (truncated by hand) fails the read with a ChecksumException."""
+    root = tmp_path / "idx"
+    write_index(root, [("b1", 2, 0)])
+    checksum = "org.apache.hadoop.fs.ChecksumException: Checksum error: file:/x at 0 exp: 1 got: 2"
+    store = _ReadFails(ArrowStorage(str(root)), _Py4JJavaError(checksum))
+    with pytest.raises(IndexStoreError) as info:
+        open_index(str(root), store)
+    assert str(info.value) == (
+        f"index manifest {root}/{MANIFEST} is damaged: its bytes do not match their checksum "
+        f"({checksum}); restore it from a copy or rebuild the index"
+    )
+    result = inspect_index(str(root), store)
+    assert result.manifest is None and result.problems == (str(info.value),)
+    other = _ReadFails(ArrowStorage(str(root)), _Py4JJavaError("java.io.IOException: gone"))
+    with pytest.raises(IndexStoreError, match=r"cannot read index manifest .*: java.io.IOExc"):
+        check_index(str(root), other)
+    denied = _ReadFails(ArrowStorage(str(root)), PermissionError("permission denied"))
+    with pytest.raises(IndexStoreError, match="cannot read index manifest .*permission denied"):
+        check_index(str(root), denied)
+    with pytest.raises(RuntimeError, match="a bug"):  # not a read error: not hidden
+        check_index(str(root), _ReadFails(ArrowStorage(str(root)), RuntimeError("a bug")))
+
+
+def test_batches_committed_before_contents_were_recorded(tmp_path: Path) -> None:
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 2), ("b2", 4, 0)], record=False)
+    assert [b["contents"] for b in json.loads((root / MANIFEST).read_text())["batches"]] == [
+        None,
+        None,
+    ]
+    result = inspect_index(str(root))
+    assert result.ok and (result.verified, result.present) == (0, 2)
+    _add_docs_file(root, m)  # not recorded: not found
+    assert inspect_index(str(root)).ok
+    (root / m.batches[0].dir / "rejects" / "part-00000.parquet").unlink()
+    for part in (root / m.batches[1].dir / "keys").rglob("part-*"):
+        part.unlink()
+    assert inspect_index(str(root)).problems == (
+        f"batch 'b1': {root}/{m.batches[0].dir}/rejects holds no data files, but the batch "
+        "has 2 rejects",
+        f"batch 'b2': {root}/{m.batches[1].dir}/keys holds no data files, but the batch has "
+        "4 documents",
+    )
+
+
+class _NamesOnly(_ReadFails):
+    """A storage layer that lists names but no sizes (neither Hadoop's nor pyarrow's)."""
+
+    def read_bytes(self, path: str) -> bytes | None:
+        return self.inner.read_bytes(path)
+
+
+def test_a_storage_without_sizes_checks_the_presence_of_data_files(tmp_path: Path) -> None:
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 0), ("b2", 4, 0)])
+    store = _NamesOnly(ArrowStorage(str(root)), RuntimeError())
+    result = inspect_index(str(root), store)
+    assert result.ok and (result.verified, result.present) == (0, 2)
+    _drop_docs_file(root, m)
+    assert inspect_index(str(root), store).problems == (
+        f"batch 'b2': {root}/{m.batches[1].dir}/docs holds no data files, but the batch has "
+        "4 documents",
+    )
+
+
+def test_documents_are_counted_from_the_footers_on_request(tmp_path: Path) -> None:
+    """``rows`` (neardup index check) counts docs/ rows; a file damaged without changing
+    its size passes the fingerprint (names and sizes) but not the footer read."""
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 0), ("b2", 4, 0)])
+    raw = json.loads((root / MANIFEST).read_text())
+    raw["batches"][1]["documents"], raw["documents"] = 5, 8
+    (root / MANIFEST).write_text(json.dumps(raw))
+    assert inspect_index(str(root)).ok
+    docs = f"{root}/{m.batches[1].dir}/docs"
+    assert inspect_index(str(root), rows=True).problems == (
+        f"batch 'b2': {docs} holds 4 documents; the manifest records 5",
+    )
+    part = root / m.batches[0].dir / "docs" / "part-00000.parquet"
+    part.write_bytes(b"\0" * part.stat().st_size)
+    assert check_index(str(root)).documents == 8  # same names and sizes
+    problems = inspect_index(str(root), rows=True).problems
+    assert problems[0].startswith(f"batch 'b1': {part} is damaged (not a readable Parquet file")
+
+
+def _edit(**changes: Any) -> Callable[[dict[str, Any]], None]:
+    def apply(d: dict[str, Any]) -> None:
+        for key, value in changes.items():
+            if key.startswith("b0_"):
+                d["batches"][0][key[3:]] = value
+            else:
+                d[key] = value
+
+    return apply
+
+
+def _duplicate_batch(d: dict[str, Any]) -> None:
+    d["batches"][1]["batch_id"] = d["batches"][0]["batch_id"]
+
+
+def _drop_kind(d: dict[str, Any]) -> None:
+    del d["kind"]
+
+
+INVALID: list[Any] = [
+    pytest.param(_edit(kind="bogus"), "kind must be 'simhash' or 'minhash'", id="kind"),
+    pytest.param(_edit(shape={"bands": 0, "rows": 5}), "shape of a minhash index", id="shape"),
+    pytest.param(_edit(kind="simhash", shape={"k": 3, "blocks": 3}), "shape of a simhash index",
+                 id="simhash-blocks"),
+    pytest.param(_edit(normalization="html"), "normalization must be one of", id="normalize"),
+    pytest.param(_edit(generation=True), "generation must be a non-negative", id="generation"),
+    pytest.param(_edit(preset=""), "preset must be a non-empty string", id="preset"),
+    pytest.param(_edit(documents=99), "documents is 99, but its batches hold 7", id="total"),
+    pytest.param(_edit(b0_dir="../../home/me"), "dir must be batches/NNNNN-", id="dir-outside"),
+    pytest.param(_edit(b0_dir="batches/00002-0123456789ab"), "not the folder of batch number 1",
+                 id="dir-number"),
+    pytest.param(_edit(b0_documents="3"), "documents must be a non-negative integer",
+                 id="documents"),
+    pytest.param(_edit(b0_rejected=-1), "rejected must be a non-negative integer", id="rejected"),
+    pytest.param(_edit(b0_number=0), "number must be an integer in [1, 2**31)", id="number"),
+    pytest.param(_edit(b0_contents={"other": {"files": 1, "bytes": 2, "digest": "x"}}),
+                 "contents names 'other'", id="contents-folder"),
+    pytest.param(_edit(b0_contents={"docs": {"files": 1}}), "not a valid index manifest",
+                 id="contents-fields"),
+    pytest.param(_edit(b0_contents={"docs": {"files": -1, "bytes": 2, "digest": "x"}}),
+                 "contents of 'docs' must be", id="contents-values"),
+    pytest.param(_edit(batches=["x"]), "a batch is a JSON object", id="batch-type"),
+    pytest.param(_duplicate_batch, "batch_id 'b1' is listed twice", id="duplicate"),
+    pytest.param(_drop_kind, "missing 1 required positional argument: 'kind'", id="missing"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("edit", "expected"), INVALID)
+def test_invalid_manifest_fields_are_errors_naming_the_field(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    root = tmp_path / "idx"
+    write_index(root, [("b1", 3, 0), ("b2", 4, 0)])
+    raw = json.loads((root / MANIFEST).read_text())
+    edit(raw)
+    (root / MANIFEST).write_text(json.dumps(raw))
+    with pytest.raises(IndexStoreError) as info:
+        open_index(str(root))
+    assert f"{root}/{MANIFEST}" in str(info.value) and expected in str(info.value)
+    assert inspect_index(str(root)).problems == (str(info.value),)
+
+
+def test_a_simhash_manifest_without_blocks_is_valid(tmp_path: Path) -> None:
+    """Indexes made before the key scheme was recorded have ``shape = {"k"}``."""
+    path = str(tmp_path / "idx")
+    commit(path, None, replace(new_manifest("ditto/2", DITTO, k=3), shape={"k": 3}))
+    assert dict(open_index(path).shape) == {"k": 3}
+
+
+def test_remove_uncommitted_deletes_only_folders_the_index_writes(tmp_path: Path) -> None:
+    """Whatever a user keeps in batches/ stays: only unlisted folders named as the index
+    names its batches (NNNNN-<12 lowercase hex digits>) are removed."""
+    root = tmp_path / "idx"
+    m = write_index(root, [("b1", 3, 0)])
+    batches = root / "batches"
+    theirs = [
+        "my-notes",
+        "00002-0123456789AB",  # not how the index writes its nonce
+        "00002-0123456789abc",
+        "2-0123456789ab",
+        "00002-0123456789ab.bak",
+        "00002-xyz",
+        "backup",
+    ]
+    for name in theirs:
+        (batches / name).mkdir()
+        (batches / name / "keep.txt").write_text(name)
+    (batches / "00003-0123456789ab").write_text("a file, not a folder")
+    (root / "other-data").mkdir()
+    (root / "other-data" / "keep.txt").write_text("x")
+    crashed = batches / "00002-0123456789ab"
+    (crashed / "docs").mkdir(parents=True)
+    (crashed / "docs" / "part-0.parquet").write_bytes(b"partial")
+
+    assert remove_uncommitted(str(root), m) == ["batches/00002-0123456789ab"]
+    assert not crashed.exists()
+    for name in theirs:
+        assert (batches / name / "keep.txt").read_text() == name
+    assert (batches / "00003-0123456789ab").is_file()
+    assert (root / "other-data" / "keep.txt").exists()
+    assert check_index(str(root)) == m  # the committed batch is untouched
+
+
+def test_batch_names_are_what_next_batch_hands_out() -> None:
+    empty = new_manifest("ditto/2", DITTO, k=3)
+    for _ in range(20):
+        _, rel = next_batch(empty, "x")
+        assert is_batch_name(rel.removeprefix("batches/"))
+    big = _with_batches(empty, _batch(123456, 1))
+    assert is_batch_name(next_batch(big, "y")[1].removeprefix("batches/"))  # 6 digits
+    for name in ("", "batches", "my-notes", "00001-", "00001-0123456789ab/docs", "1-0123456789ab"):
+        assert not is_batch_name(name)

@@ -138,3 +138,12 @@ def test_reason_counts_and_the_most_frequent_rejects(spark) -> None:  # type: ig
     top = runtime.input_stats(tagged, top=2)["rejects_by_reason"]
     assert list(top.items()) == [("duplicate doc_id", 2), ("null text", 2)]
     assert runtime.input_stats(tagged, counts={"x": 1})["rejects_by_reason"] == {"x": 1}
+
+
+def test_an_error_is_one_line_on_stderr_outside_spark_submit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    runtime.report_error("job.py: error: input 'a\nb' is bad")
+    got = capsys.readouterr()
+    assert got.err == "job.py: error: input 'a b' is bad\n" and got.out == ""

@@ -28,8 +28,9 @@ from neardup_udfs.stages.candidates import (
     first_band_counts,
     scored_candidates,
 )
-from neardup_udfs.stages.exact import exact_groups
+from neardup_udfs.stages.exact import NO_TOKENS_KEY, exact_groups, exact_keys
 from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.normalize import prepare
 from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.stages.verify import estimate_margin, verify
 from tests.greedy_oracle import oracle, oracle_clusters
@@ -102,6 +103,60 @@ def test_exact_groups_lead_by_smallest_id(spark) -> None:  # type: ignore[no-unt
         resolve("semblance"),
     )
     assert {r.leader for r in sem.collect()} == {"x"}
+
+
+# texts without a word token: the preset's canonical form (its token sequence) is empty
+TOKEN_LESS = [
+    ("emoji", "\U0001f600\U0001f600\U0001f389"),
+    ("cjk-punctuation", "\u3002\u3001\u300c\u300d"),
+    ("symbols", "+++ ### ~~~"),
+    ("arrows-1", "\u2192 \u2190 \u2194 \u2713"),
+    ("arrows-2", "\u2192 \u2190 \u2194 \u2713"),  # byte-identical to arrows-1
+]
+WORDED = [("story-1", "The harbour storm closed the bridge."), ("story-2", "the harbour storm")]
+
+
+@pytest.mark.parametrize("normalize", ["web", "none"])
+@pytest.mark.parametrize(
+    "preset", ["semblance", "semblance-simhash", "ditto/2", "fingerprint", "anchor"]
+)
+def test_token_less_texts_are_exact_duplicates_only_of_the_same_text(
+    spark, preset: str, normalize: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Under every text preset: texts without a token are each their own group unless their
+    prepared texts are byte-identical (under web normalization, also a page that shows the
+    same text); texts with tokens keep the preset's key."""
+    pipe = resolve(preset, normalize=normalize)
+    rows = TOKEN_LESS + WORDED
+    if normalize == "web":
+        rows = [*rows, ("arrows-html", "<p>\u2192 \u2190 \u2194   \u2713</p>")]
+    docs = prepare(spark.createDataFrame(rows, "doc_id string, text string"), pipe)
+    got = {r.doc_id: r for r in exact_groups(docs, pipe).collect()}
+    expected = {d: "arrows-1" if d.startswith("arrows") else d for d, _ in rows}
+    assert {d: r.leader for d, r in got.items()} == expected
+    token_less = {got[d].exact_key for d, _ in TOKEN_LESS}
+    assert len(token_less) == 4 and NO_TOKENS_KEY not in token_less
+    assert all(len(k) == 32 and int(k, 16) >= 0 for k in token_less)
+    worded = pipe.exact_keys([t for _, t in WORDED])
+    assert [got[d].exact_key for d, _ in WORDED] == worded  # unchanged for texts with tokens
+    assert dict(exact_keys(docs, pipe).collect()) == {d: r.exact_key for d, r in got.items()}
+
+
+def test_token_less_texts_are_no_evidence_of_similarity(spark) -> None:  # type: ignore[no-untyped-def]
+    """MinHash: a text without a token has the empty shingle set, gets no band key (so it is
+    nobody's candidate), and two such texts have exact Jaccard 0, not 1."""
+    pipe = resolve("semblance", normalize="web")
+    docs = prepare(spark.createDataFrame(TOKEN_LESS[:3], "doc_id string, text string"), pipe)
+    sketches = sketch(docs, pipe)
+    assert band_keys(sketches, pipe, None).count() == 0
+    pairs = spark.createDataFrame(
+        [("cjk-punctuation", "emoji"), ("emoji", "symbols")], "a string, b string"
+    )
+    checked = verify(pairs, sketches, pipe, k=0, threshold=0.0, verification="exact", texts=docs)
+    assert sorted((r.a, r.b, r.similarity) for r in checked.collect()) == [
+        ("cjk-punctuation", "emoji", 0.0),
+        ("emoji", "symbols", 0.0),
+    ]
 
 
 def test_simhash_block_keys_equal_the_kernel(spark) -> None:  # type: ignore[no-untyped-def]
@@ -708,6 +763,60 @@ def test_identical_documents_make_no_pairs(spark, tmp_path: Path) -> None:  # ty
     s = _run(spark, src, tmp_path / "out", hot_bucket_size=50)
     assert (s.exact_duplicates, s.candidates, s.verified) == (n - 1, 0, 0)
     assert (s.kept, s.removed, s.clusters) == (1, n - 1, 1)
+
+
+@pytest.mark.parametrize(
+    "method,preset", [("minhash", "semblance"), ("simhash", "semblance-simhash")]
+)
+def test_token_less_pages_are_kept_unless_identical(spark, tmp_path: Path, method, preset) -> None:  # type: ignore[no-untyped-def]
+    """The default pipeline (semblance, web normalization), and its SimHash, on a folder of
+    pages without a word or too short to shingle: the different ones are all kept; of two
+    pages showing the same text, one is removed as its exact duplicate; nothing else pairs
+    them (no shingle: an empty MinHash set, a SimHash of 0, no evidence of similarity)."""
+    src = tmp_path / "in"
+    src.mkdir()
+    pages = {
+        "emoji.txt": "\U0001f600\U0001f600\U0001f389\n",
+        "cjk-punctuation.txt": "\u3002\u3001\u300c\u300d\n",
+        "symbols.txt": "+++ ### ~~~\n",
+        "hello.txt": "hello world\n",
+        "bye.txt": "bye now\n",
+        "arrows.txt": "\u2192 \u2190 \u2194 \u2713\n",
+        "arrows.html": "<html><body><p>\u2192 \u2190 \u2194 \u2713</p></body></html>",
+    }
+    for name, text in pages.items():
+        (src / name).write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    cfg = load_config(
+        str(ROOT / "conf/dedup.toml"),
+        input=str(src),
+        output=str(out),
+        input_format="text",
+        outputs=("docs", "clusters", "pairs", "rejects"),
+        method=method,
+        preset=preset,
+    )
+    s = dedup_job.run(spark, cfg)
+    assert s.pipeline.startswith(f"web/1+{preset}/1")
+    assert (s.input, s.rejected, s.empty) == (7, 0, 0)
+    assert (s.exact_duplicates, s.candidates, s.verified) == (1, 0, 0)
+    assert (s.kept, s.removed) == (6, 1)
+    assert s.kept + s.removed + s.rejected == s.input
+    clusters = {
+        r.doc_id.rsplit("/", 1)[1]: r for r in spark.read.parquet(str(out / "clusters")).collect()
+    }
+    for name in ("emoji.txt", "cjk-punctuation.txt", "symbols.txt", "hello.txt", "bye.txt"):
+        assert clusters[name].is_representative, name
+        assert clusters[name].cluster_id == clusters[name].doc_id, name
+    arrows = [clusters["arrows.txt"], clusters["arrows.html"]]
+    assert arrows[0].cluster_id == arrows[1].cluster_id
+    assert sorted(a.is_representative for a in arrows) == [False, True]
+    score = "similarity" if method == "minhash" else "distance"
+    assert [a[score] for a in arrows if not a.is_representative] == [
+        1.0 if method == "minhash" else 0
+    ]
+    kept = {r.doc_id.rsplit("/", 1)[1] for r in spark.read.parquet(str(out / "docs")).collect()}
+    assert len(kept) == 6 and {"emoji.txt", "symbols.txt", "hello.txt", "bye.txt"} <= kept
 
 
 def test_multi_table_keys_find_what_dittos_blocks_find(

@@ -19,8 +19,10 @@ from PIL import Image
 from warc_corpus import Crawl, CrawlWriter, record_id
 
 from neardup_udfs.config import ConfigError, load_images_config
+from neardup_udfs.io.input_files import HIDDEN_REASON
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels.phash import phash, phash_distance, phash_from_hex, phash_hex
+from neardup_udfs.runs.images import EMPTY_FILE
 
 pytestmark = pytest.mark.spark
 
@@ -401,6 +403,73 @@ def test_warc_image_records(spark, tmp_path) -> None:  # type: ignore[no-untyped
     figures = _figures((tmp_path / "out" / "report.html").read_text())
     assert {f["path"] for f in figures} == {record_id("orig"), record_id("copy")}
     assert all(f["src"].startswith("data:image/jpeg;base64,") for f in figures)
+
+
+def _accounted(spark, out: Path) -> tuple[dict[str, str], dict[str, str]]:  # type: ignore[no-untyped-def]
+    """A run's ``clusters/`` (path -> cluster_id) and ``rejects/`` (path -> reason)."""
+    clusters = {r.path: r.cluster_id for r in spark.read.parquet(str(out / "clusters")).collect()}
+    rejects = {r.path: r.reason for r in spark.read.parquet(str(out / "rejects")).collect()}
+    return clusters, rejects
+
+
+def test_files_spark_skips_and_empty_files_are_named_rejects(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Spark's binaryFile never reads a hidden name and yields no row for a 0-byte file:
+    each is a reject of its own, so every file is in clusters/ or rejects/, and counted."""
+    src = tmp_path / "in"
+    (src / "_drafts").mkdir(parents=True)
+    im = scene(0)
+    files = {
+        "a.png": encode(im),
+        "a.jpg": variants(im)["jpeg50"],
+        "b.png": encode(scene(11)),
+        "empty.png": b"",
+        "_a.png": encode(im),
+        ".b.png": encode(scene(11)),
+        "_drafts/c.png": encode(scene(12)),
+    }
+    for name, data in files.items():
+        (src / name).write_bytes(data)
+    (src / "_SUCCESS").write_bytes(b"")  # Spark's own marker: not a user file
+    out = tmp_path / "out"
+    s = _run(spark, src, out)
+    uri = {name: f"file:{src / name}" for name in files}
+    clusters, rejects = _accounted(spark, out)
+    assert rejects == {
+        uri["empty.png"]: EMPTY_FILE,
+        uri["_a.png"]: HIDDEN_REASON,
+        uri[".b.png"]: HIDDEN_REASON,
+        uri["_drafts/c.png"]: HIDDEN_REASON,
+    }
+    assert set(clusters) == {uri["a.png"], uri["a.jpg"], uri["b.png"]}
+    assert clusters[uri["a.png"]] == clusters[uri["a.jpg"]] != clusters[uri["b.png"]]
+    assert (s.input, s.hashed, s.rejected, s.kept, s.removed) == (7, 3, 4, 2, 1)
+    report = json.loads((out / "report.json").read_text())
+    assert report["counts"]["input"] == 7 and report["counts"]["rejected"] == 4
+    assert report["input"]["rejects_by_reason"] == {HIDDEN_REASON: 3, EMPTY_FILE: 1}
+    assert report["input"]["skipped_files"] == 3
+    assert (out / "_MANIFEST.json").exists()
+
+
+def test_a_hidden_warc_file_is_a_named_reject(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A WARC file under a hidden name is one reject (its records are never read); so is a
+    crawl of such files only, not an empty input."""
+    crawl, src = Crawl(), tmp_path / "crawl"
+    src.mkdir()
+    for name, seed in (("a.warc.gz", 0), ("_b.warc.gz", 11)):
+        w = CrawlWriter(src / name, crawl)
+        w.response(name, f"http://x/{seed}.png", encode(scene(seed)), content_type="image/png")
+        w.close()
+    s = _run(spark, src, tmp_path / "out", input_format="warc")
+    clusters, rejects = _accounted(spark, tmp_path / "out")
+    assert rejects == {f"file:{src / '_b.warc.gz'}": HIDDEN_REASON}
+    assert set(clusters) == {record_id("a.warc.gz")}
+    assert (s.input, s.hashed, s.rejected) == (2, 1, 1)
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["input"]["skipped_files"] == 1
+    (src / "a.warc.gz").unlink()
+    s = _run(spark, src, tmp_path / "only-hidden", input_format="warc")
+    assert (s.input, s.hashed, s.rejected) == (1, 0, 1)
+    assert _accounted(spark, tmp_path / "only-hidden") == ({}, rejects)
 
 
 def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from neardup_udfs.config import load_config, load_index_config
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.query import LocalIndex
 from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.kernels.hamming_index import Index
 from neardup_udfs.kernels.lsh_forest import Forest
 from neardup_udfs.presets import resolve
@@ -189,6 +191,9 @@ def test_cli_near_and_similar(minhash_index, halves, tmp_path: Path, capsys) -> 
         f"{doc}\t{r.rank}\t{r.id}\t{r.jaccard:.4f}" for r in LocalIndex(str(index)).similar(sig, 3)
     ]
     assert lines == want and len(lines) == 3 and lines[0].endswith("\t1.0000")
+    # the files Hadoop listed at commit are those pyarrow lists; docs/ holds the documents
+    assert cli_main(["index", "check", str(index)]) == 0
+    assert "2 batch(es) by the data files recorded at commit" in capsys.readouterr().out
     assert cli_main(["near", "--index", str(index), str(doc)]) == 2  # a MinHash index
     assert "near needs a simhash index" in capsys.readouterr().err
 
@@ -237,6 +242,39 @@ def test_version_mismatch_is_an_error_naming_both(spark, minhash_index, tmp_path
     with pytest.raises(InputError, match="no index at"):
         _dedup(spark, src, tmp_path / "out", against=str(tmp_path / "missing"))
     assert [b.batch_id for b in index_store.open_index(str(index)).batches] == ["w1", "w2"]
+
+
+def test_a_damaged_index_fails_before_any_work(spark, minhash_index, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """dedup --against, index add and index query on a damaged copy of an index: an
+    InputError (the jobs' exit status 2) naming the damaged file or folder, raised before
+    the input is read: no output folder is made and nothing is added to the index."""
+    tmp, index, _ = minhash_index
+    copy = tmp_path / "index"
+    shutil.copytree(index, copy)  # Hadoop's .crc sidecars too
+    manifest = copy / index_store.MANIFEST
+    original = manifest.read_bytes()
+    manifest.write_bytes(original[: len(original) // 2])  # its .crc sidecar is now stale
+    out = tmp_path / "out"
+    damaged = rf"index manifest \S*{index_store.MANIFEST} is damaged: its bytes do not match"
+    with pytest.raises(InputError, match=damaged):
+        _dedup(spark, tmp / "w2.jsonl", out, against=str(copy))
+    assert not out.exists()
+
+    manifest.write_bytes(original)  # the sidecar matches again
+    m = index_store.check_index(str(copy), HadoopStorage(spark))
+    assert [sorted(b.contents or {}) for b in m.batches] == [["docs", "keys", "rejects"]] * 2
+    gone = copy / m.batches[1].dir
+    shutil.rmtree(gone)
+    missing = rf"is damaged: batch 'w2': its folder \S*{gone.name} is missing"
+    with pytest.raises(InputError, match=missing):
+        _dedup(spark, tmp / "w2.jsonl", out, against=str(copy), update_index=True)
+    with pytest.raises(InputError, match=missing):
+        _index(spark, "add", tmp / "w1.jsonl", copy, batch_id="w3")
+    with pytest.raises(InputError, match=missing):
+        _index(spark, "query", tmp / "w1.jsonl", copy, output=str(out))
+    assert not out.exists()
+    assert manifest.read_bytes() == original  # nothing added
+    assert sorted(p.name for p in (copy / "batches").iterdir()) == [m.batches[0].dir[8:]]
 
 
 def _weekly(spark, halves, tmp_path: Path, settings: dict[str, Any]):  # type: ignore[no-untyped-def]

@@ -1,19 +1,42 @@
 """Nothing lost, whatever the input: files Spark passes over, malformed JSON lines, text
-values that are not strings, empty inputs and outputs that cannot be directories."""
+values that are not strings, lines that are not text, broken gzip streams, UTF-16 files,
+Parquet files that disagree, duplicate ids, glob characters in names, dangling links, empty
+inputs and outputs that cannot be directories."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
+import random
+import zlib
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from warc_corpus import Crawl, write_documents
 
 from neardup_udfs.config import load_config
-from neardup_udfs.io.input_files import HIDDEN_REASON, hidden_name, unread_files
-from neardup_udfs.io.readers import MALFORMED_JSON, NOT_A_STRING, EmptyInput, InputError
+from neardup_udfs.io import readers
+from neardup_udfs.io.input_files import (
+    DANGLING_REASON,
+    HIDDEN_REASON,
+    hidden_name,
+    unread_files,
+)
+from neardup_udfs.io.readers import (
+    GZIP_CORRUPT,
+    GZIP_TRUNCATED,
+    MALFORMED_JSON,
+    NOT_A_STRING,
+    NOT_UTF8,
+    NOT_UTF16,
+    EmptyInput,
+    InputError,
+    read_input,
+)
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runs.dedup import Summary, run
 
@@ -182,3 +205,242 @@ def test_an_output_that_is_a_file_fails_before_anything_is_read(spark: Any, tmp_
     with pytest.raises(InputError, match=f"against .*'{blocker}' is a regular file"):
         _run(spark, missing_input, tmp_path / "out", against=str(blocker), update_index=True)
     assert blocker.read_text() == "not a directory"
+
+
+def _accounted(spark: Any, out: Path, s: Summary) -> tuple[set[str], list[tuple[str, str]]]:
+    """The ids of the accepted records (every one is in clusters/) and the rejects, after
+    checking that the run accounts for every input record."""
+    assert s.input == s.kept + s.removed + s.rejected
+    accepted = {r["doc_id"] for r in _rows(spark, out, "clusters")}
+    rejects = sorted((r["doc_id"], r["reason"]) for r in _rows(spark, out, "rejects"))
+    assert len(accepted) == s.kept + s.removed and len(rejects) == s.rejected
+    return accepted, rejects
+
+
+def _words(rng: random.Random, n: int) -> str:
+    stems = ["alpha", "beta", "gamma", "delta", "river", "stone"]
+    return " ".join(f"{rng.choice(stems)}{rng.randrange(10_000)}" for _ in range(n))
+
+
+@pytest.mark.parametrize("id_col", ["id", None])
+def test_a_line_that_is_not_utf8_is_a_reject_named_by_its_line(
+    spark: Any, tmp_path: Path, id_col: str | None
+) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.jsonl").write_bytes(
+        b'{"id": "a", "text": "the first good line of words"}\n'
+        b"\xff\xfe\x00A\x00B\n"  # neither JSON nor UTF-8
+        b'{"id": "b", "text": "caf\xe9 is Latin-1, not UTF-8"}\n'  # JSON, but not UTF-8
+        b'{"id": "c", "text": "another good line, caf\xc3\xa9"}\n'
+    )
+    out = tmp_path / "out"
+    s = _run(spark, src, out, input_format="jsonl", id_col=id_col)
+    accepted, rejects = _accounted(spark, out, s)
+    uri = f"file:{src / 'a.jsonl'}"
+    assert rejects == [(f"{uri}#L2", NOT_UTF8), (f"{uri}#L3", NOT_UTF8)]
+    assert accepted == ({"a", "c"} if id_col else {f"{uri}:0", f"{uri}:3"})
+    texts = {r["text"] for r in _rows(spark, out, "docs")}
+    assert "another good line, café" in texts
+    assert _input_report(out)["rejects_by_reason"] == {NOT_UTF8: 2}
+
+
+def _complete_lines(data: bytes) -> int:
+    """The whole lines zlib gets out of the (broken) gzip ``data``."""
+    inflate = zlib.decompressobj(31)
+    return inflate.decompress(data).count(b"\n")
+
+
+def test_a_truncated_gzip_file_keeps_its_lines_before_the_break(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    rng = random.Random(7)
+    lines = [json.dumps({"text": _words(rng, 12)}) for _ in range(400)]
+    whole = gzip.compress(("\n".join(lines) + "\n").encode())
+    cut = whole[: len(whole) * 3 // 5]  # a copy that stopped short
+    (src / "a.jsonl.gz").write_bytes(cut)
+    (src / "b.jsonl").write_text(json.dumps({"text": "a file Spark reads as it is"}) + "\n")
+    out = tmp_path / "out"
+    s = _run(spark, src, out, input_format="jsonl")  # ids: <file URI>:<record index>
+    accepted, rejects = _accounted(spark, out, s)
+    read = _complete_lines(cut)
+    assert 0 < read < 400
+    a, b = f"file:{src / 'a.jsonl.gz'}", f"file:{src / 'b.jsonl'}"
+    assert rejects == [(f"{a}#L{read + 1}", GZIP_TRUNCATED)]
+    assert accepted == {f"{a}:{i}" for i in range(read)} | {f"{b}:0"}
+    assert s.input == read + 2
+    docs = {r["doc_id"]: r["text"] for r in _rows(spark, out, "docs")}
+    for doc_id, text in docs.items():
+        if doc_id.startswith(a):
+            assert json.loads(lines[int(doc_id.rsplit(":", 1)[1])])["text"] == text
+
+
+def test_a_corrupt_gzip_stream_and_lines_not_utf16_by_the_line_reader(tmp_path: Path) -> None:
+    """The Python line reader (for the files Spark's reader cannot read as they are), on its
+    own: a gzip member followed by garbage, and UTF-16 with a lone surrogate and a last
+    line cut inside a character."""
+    junk = tmp_path / "junk.jsonl.gz"
+    junk.write_bytes(gzip.compress(b'{"a": 1}\n{"b": 2}\n{"c"') + b"not gzip at all")
+    assert readers._inspect(f"file:{junk}")[1:] == ("corrupt", 22)
+    rows = readers._file_lines(f"file:{junk}", "F", "utf-8")
+    got = [(r["line"], r["value"], r["problem"]) for b in rows for r in b.to_pylist()]
+    assert got == [(1, '{"a": 1}', None), (2, '{"b": 2}', None), (3, None, GZIP_CORRUPT)]
+    two = tmp_path / "two.jsonl.gz"  # two gzip members, as Hadoop writes them: one stream
+    two.write_bytes(gzip.compress(b'{"a": 1}\n') + gzip.compress(b'{"b": 2}\n'))
+    assert readers._inspect(f"file:{two}") == (None, None, 18)
+    utf16 = tmp_path / "u.jsonl"
+    utf16.write_bytes(
+        '\ufeff{"a": "ਊĀ"}\n\n'.encode("utf-16-le")
+        + b"\x00\xd8"  # a high surrogate without its low half
+        + '"x"\n{"b": 2}\n'.encode("utf-16-le")
+        + b"{"  # half a character
+    )
+    assert readers._inspect(f"file:{utf16}") == ("utf-16-le", None, 0)
+    rows = readers._file_lines(f"file:{utf16}", "F", "utf-16-le")
+    got = [(r["line"], r["value"], r["problem"]) for b in rows for r in b.to_pylist()]
+    assert got == [
+        (1, '{"a": "ਊĀ"}', None),
+        (3, None, NOT_UTF16),
+        (4, '{"b": 2}', None),
+        (5, None, NOT_UTF16),
+    ]
+    assert readers._encoding(b"\xff\xfe\x00A\x00B\n") is None  # junk, not a byte order mark
+    assert readers._encoding('{"a"'.encode("utf-16-be")) == "utf-16-be"  # no mark: zeros tell
+    assert readers._encoding("{}".encode("utf-32")) == "utf-32-le"
+
+
+def test_utf16_json_lines_are_decoded(spark: Any, tmp_path: Path) -> None:
+    day = tmp_path / "in" / "day=1"  # a partition folder: its column reaches every row
+    day.mkdir(parents=True)
+    records = [
+        {"text": "héllo wörld, a first text in UTF-16 ਊ"},
+        {"text": "a second text with quite different words"},
+    ]
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    (day / "le.jsonl").write_bytes(("\ufeff" + body).encode("utf-16-le"))  # byte order mark
+    (day / "be.jsonl.gz").write_bytes(gzip.compress(body.encode("utf-16-be")))  # none
+    (day / "plain.jsonl").write_text(json.dumps({"text": "plain UTF-8 text here"}) + "\n")
+    out = tmp_path / "out"
+    s = _run(spark, tmp_path / "in", out, input_format="jsonl")
+    accepted, rejects = _accounted(spark, out, s)
+    uris = {n: f"file:{day / n}" for n in ("le.jsonl", "be.jsonl.gz", "plain.jsonl")}
+    assert rejects == [] and s.input == 5
+    assert accepted == {f"{uris[n]}:{i}" for n in ("le.jsonl", "be.jsonl.gz") for i in (0, 1)} | {
+        f"{uris['plain.jsonl']}:0"
+    }
+    docs = _rows(spark, out, "docs")  # each text of le.jsonl is an exact twin in be.jsonl.gz
+    assert {r["text"] for r in docs} == {r["text"] for r in records} | {"plain UTF-8 text here"}
+    assert {r["day"] for r in docs} == {1}
+
+
+def test_parquet_files_that_disagree_on_a_type_are_an_error_naming_them(
+    spark: Any, tmp_path: Path
+) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    pq.write_table(pa.table({"id": ["a"], "text": ["a text"]}), src / "a.parquet")
+    pq.write_table(pa.table({"id": ["b"], "text": [42]}), src / "b.parquet")
+    pq.write_table(pa.table({"id": ["c"], "text": [b"bytes"]}), src / "c.parquet")
+    out = tmp_path / "out"
+    with pytest.raises(InputError) as caught:
+        _run(spark, src, out, input_format="parquet", id_col="id")
+    message = str(caught.value)
+    assert "input column 'text' has different types" in message and "\n" not in message
+    assert f"string in 'file:{src / 'a.parquet'}'" in message
+    assert f"bigint in 'file:{src / 'b.parquet'}'" in message
+    assert "(and 1 more types)" in message
+    assert not (out / "_MANIFEST.json").exists()
+    (src / "b.parquet").unlink()
+    (src / "c.parquet").unlink()
+    (src / "notes.txt").write_text("not Parquet")
+    with pytest.raises(InputError, match=f"input file 'file:{src / 'notes.txt'}' is not a"):
+        _run(spark, src, out, input_format="parquet", id_col="id")
+
+
+def test_hidden_parquet_files_are_rejects(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    for name in ("part-0", "_x", ".x"):
+        ids = [f"{name}-{i}" for i in range(3)]
+        table = pa.table({"id": ids, "text": [f"text {i} of file {name}" for i in ids]})
+        pq.write_table(table, src / f"{name}.parquet")
+    (src / "_SUCCESS").write_text("")  # the writer's bookkeeping: not a user file
+    pq.write_metadata(pq.read_schema(src / "part-0.parquet"), src / "_common_metadata")
+    out = tmp_path / "out"
+    s = _run(spark, src, out, input_format="parquet", id_col="id")
+    accepted, rejects = _accounted(spark, out, s)
+    assert accepted == {f"part-0-{i}" for i in range(3)}
+    assert rejects == sorted((f"file:{src / n}.parquet", HIDDEN_REASON) for n in ("_x", ".x"))
+    assert s.input == 5 and _input_report(out)["skipped_files"] == 2
+
+
+def test_metadata_files_are_hidden_except_in_parquet_input(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.jsonl").write_text("{}\n")
+    (src / "_metadata").write_text("{}\n")  # Spark reads it under no format
+    store = HadoopStorage(spark)
+    assert [f.uri for f in unread_files(store, str(src)).hidden] == [f"file:{src / '_metadata'}"]
+    parquet = unread_files(store, str(src), parquet=True)
+    assert parquet.hidden == () and [f.uri for f in parquet.read] == [f"file:{src / 'a.jsonl'}"]
+
+
+def test_a_duplicate_id_keeps_a_copy_that_passes_the_checks(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    rows = [
+        {"id": "x", "text": "A" * 80},  # the smallest text of x, but over max_text_bytes
+        {"id": "x", "text": "x" * 80},
+        {"id": "x", "text": "a good copy of x"},
+        {"id": "y", "text": "one good copy of y"},
+        {"id": "y", "text": "another good copy of y"},
+    ]
+    (src / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    s = _run(spark, src, out, input_format="jsonl", id_col="id", max_text_bytes=40)
+    accepted, rejects = _accounted(spark, out, s)
+    assert accepted == {"x", "y"}
+    assert rejects == [
+        ("x", "text larger than 40 bytes"),
+        ("x", "text larger than 40 bytes"),
+        ("y", "duplicate doc_id"),
+    ]
+    texts = {r["doc_id"]: r["text"] for r in _rows(spark, out, "docs")}
+    assert texts == {"x": "a good copy of x", "y": "another good copy of y"}
+
+
+def test_a_path_with_glob_characters_is_read_literally_when_it_exists(
+    spark: Any, tmp_path: Path
+) -> None:
+    literal, decoy = tmp_path / "run[1]", tmp_path / "run1"  # as a glob, run[1] is run1
+    for folder, ids in ((literal, "ab"), (decoy, "cd")):
+        folder.mkdir()
+        (folder / "p.jsonl").write_text(
+            "".join(json.dumps({"id": i, "text": f"text number {i}"}) + "\n" for i in ids)
+        )
+    out = tmp_path / "out"
+    s = _run(spark, literal, out, input_format="jsonl", id_col="id")
+    accepted, _ = _accounted(spark, out, s)
+    assert accepted == {"a", "b"}
+
+    def ids(path: Path | str) -> set[str]:
+        df, _ = read_input(spark, str(path), "jsonl", "id", "text")
+        return {r["doc_id"] for r in df.select("doc_id").collect()}
+
+    assert ids(literal / "*.jsonl") == {"a", "b"}  # a literal part, then a glob
+    assert ids(tmp_path / "run[12]") == {"c", "d"}  # no such folder: a glob still
+    assert HadoopStorage(spark).pattern(str(literal)) == str(tmp_path / "run\\[1\\]")
+
+
+def test_a_dangling_symbolic_link_is_a_reject(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("a text that Spark reads")
+    os.symlink(tmp_path / "gone.txt", src / "b.txt")  # its target was never there
+    os.symlink(src / "b.txt", src / "c.txt")  # a link to the dangling one
+    out = tmp_path / "out"
+    s = _run(spark, src, out)
+    accepted, rejects = _accounted(spark, out, s)
+    assert accepted == {f"file:{src / 'a.txt'}"}
+    assert rejects == [(f"file:{src / n}", DANGLING_REASON) for n in ("b.txt", "c.txt")]
+    assert s.input == 3 and _input_report(out)["skipped_files"] == 2

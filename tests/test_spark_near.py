@@ -14,11 +14,12 @@ from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, FINGERPRINT, IS_REPRESENTAT
 
 pytestmark = pytest.mark.spark
 
+BASE = 1 << 40  # not 0: a text's SimHash of 0 means "no features" and gets no keys
 FINGERPRINTS = {
-    "a": 0,
-    "b": 0b111,  # 3 bits from a
-    "c": 0b1111,  # 4 bits from a, 1 from b
-    "d": 0x0F0F_0F0F_0000_0000,  # 16 bits from every other
+    "a": BASE,
+    "b": BASE ^ 0b111,  # 3 bits from a
+    "c": BASE ^ 0b1111,  # 4 bits from a, 1 from b
+    "d": BASE ^ 0x0F0F_0F0F_0000_0000,  # 16 bits from every other
 }
 
 

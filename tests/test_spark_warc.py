@@ -12,6 +12,7 @@ import dedup as dedup_job
 import pytest
 from dedup_corpus import planted
 from warc_corpus import (
+    BROTLI_PAGE,
     JAPANESE_PAGE,
     SHIFT_JIS_PAGE,
     Crawl,
@@ -97,6 +98,7 @@ def test_read_warc_rows_match_the_records(spark, crawl) -> None:  # type: ignore
     rows = {r.doc_id: r for r in df.collect()}
     good = {k: r.text for k, r in rows.items() if r.read_error is None}
     assert good == c.documents
+    assert good[record_id("brotli")] == BROTLI_PAGE  # Content-Encoding: br, on the executors
     for rid, reason in c.rejected.items():
         assert rows[rid].read_error == reason
     damaged = [r for r in rows.values() if r.read_error == "corrupt data"]
@@ -148,6 +150,8 @@ def test_dedup_on_warc_reads_the_same_documents_as_jsonl(spark, crawl, tmp_path)
     assert by_reason["corrupt data"] == 1
     assert by_reason["warc request record (not a document)"] == len(CORPUS.docs)
     assert by_reason["content type image/png is not a document type"] == 1
+    assert by_reason["undecodable payload (corrupt brotli data)"] == 1
+    assert "undecodable payload (AttributeError)" not in by_reason
     assert sum(by_reason.values()) == s.rejected
     # the planted families were found (the corrupt page's family lost a member, not more)
     clusters = {

@@ -25,8 +25,9 @@ SAMPLES = ROOT / "samples"
 SUBMIT_TIMEOUT = 600  # seconds; a loaded 2-core machine submits one job in 20-60 s
 
 
-def submit(job: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``spark-submit jobs/<job>.py ARGS`` as ``make <job>`` runs it; fails on a non-zero exit."""
+def submit(job: str, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
+    """``spark-submit jobs/<job>.py ARGS`` as ``make <job>`` runs it; fails unless it exits
+    with ``expect``."""
     cmd = [
         str(Path(sys.executable).parent / "spark-submit"),
         *("--properties-file", str(ROOT / "conf" / "spark-local.conf")),
@@ -37,7 +38,7 @@ def submit(job: str, *args: str) -> subprocess.CompletedProcess[str]:
     ]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=SUBMIT_TIMEOUT)
-    assert res.returncode == 0, f"{job}: exit {res.returncode}\n{res.stderr[-3000:]}"
+    assert res.returncode == expect, f"{job}: exit {res.returncode}\n{res.stderr[-3000:]}"
     return res
 
 
@@ -125,3 +126,21 @@ def test_index_submit_build_then_query(tmp_path: Path) -> None:
     # each finds itself, or a sample of the same text that the index holds in its place
     assert all(1.0 in found.values() for found in by_query.values()), by_query
     assert sum(q in found for q, found in by_query.items()) >= 8
+
+
+def test_errors_are_one_line_on_the_submitters_stderr(tmp_path: Path) -> None:
+    """spark-submit merges the Python driver's stderr into its stdout: the job's error still
+    reaches stderr, as one line, with no traceback; the output over the input is refused
+    before anything is written (a config error, before Spark starts, likewise)."""
+    src = tmp_path / "P" / "docs"
+    shutil.copytree(SAMPLES, src)
+    before = sorted(p.name for p in src.iterdir())
+    res = submit("dedup", "--input", str(src), "--output", str(tmp_path / "P"), expect=2)
+    line = f"dedup.py: error: output '{tmp_path / 'P'}' contains input '{src}'"
+    errors = [x for x in res.stderr.splitlines() if "error:" in x]
+    assert errors and errors[0].startswith(line) and len(errors) == 1, res.stderr
+    assert "Traceback" not in res.stderr + res.stdout and "error:" not in res.stdout
+    assert sorted(p.name for p in src.iterdir()) == before
+    assert sorted(p.name for p in (tmp_path / "P").iterdir()) == ["docs"]
+    res = submit("dedup", "--input", str(src), "--output", "o", "--threshold", "7", expect=2)
+    assert "dedup.py: error: config key 'threshold'" in res.stderr and not res.stdout.strip()

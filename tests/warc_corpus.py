@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import brotli
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -28,6 +29,13 @@ def record_id(name: str) -> str:
 def html_page(text: str, title: str = "Page") -> str:
     body = "".join(f"<p>{p}</p>\n" for p in text.split("\n\n"))
     return f"<html><head><title>{title}</title></head><body>\n{body}</body></html>"
+
+
+BROTLI_PAGE = html_page(
+    "The ferry timetable changes on Monday: the first crossing leaves at 06:40.\n\n"
+    "Caf\u00e9 and kiosk open from 06:15 \u2014 tickets \u20ac 3,50.",
+    title="Ferry timetable",
+)
 
 
 @dataclass
@@ -139,6 +147,20 @@ def add_odd_records(w: CrawlWriter) -> dict[str, str]:
         gzip.compress(zipped.encode(), mtime=0),
         extra=[("Content-Encoding", "gzip")],
         expect=zipped,
+    )
+    ids["brotli"] = w.response(
+        "brotli",
+        "http://news.example/brotli",
+        brotli.compress(BROTLI_PAGE.encode()),
+        extra=[("Content-Encoding", "br")],
+        expect=BROTLI_PAGE,
+    )
+    ids["brotli-corrupt"] = w.response(  # declared br, sent as is: not a brotli stream
+        "brotli-corrupt",
+        "http://news.example/brotli-corrupt",
+        BROTLI_PAGE.encode(),
+        extra=[("Content-Encoding", "br")],
+        reason="undecodable payload (corrupt brotli data)",
     )
     chunked_text = "<html><body><p>sent in two chunks</p></body></html>"
     raw = chunked_text.encode()

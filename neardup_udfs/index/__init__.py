@@ -1,2 +1,2 @@
-"""The persistent near-duplicate index: its layout, manifest and atomic commit (store), and
-the near / similar searches over it (query)."""
+"""The persistent near-duplicate index: its layout, manifest, checks and atomic commit
+(store), and the near / similar searches over it (query)."""

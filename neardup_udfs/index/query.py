@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from neardup_udfs.index.store import IndexManifest, IndexStoreError, open_index, scheme_of
+from neardup_udfs.index.store import IndexManifest, IndexStoreError, check_index, scheme_of
 from neardup_udfs.io.storage import ArrowStorage, StorageError
 from neardup_udfs.kernels import hamming_index, lsh
 from neardup_udfs.kernels.hamming_index import Match
@@ -134,7 +134,11 @@ def _entries_met(
 
 class LocalIndex:
     """An index opened for a few queries in this process (pyarrow, no Spark): each lookup
-    reads only the key partitions and row groups that can hold the query's keys."""
+    reads only the key partitions and row groups that can hold the query's keys.
+
+    Opening checks the index (``index.store.check_index``: the manifest, every batch
+    folder and its files); a damaged index, found then or by a lookup (a Parquet file
+    pyarrow cannot read), is an IndexStoreError naming the index, never a pyarrow error."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -142,7 +146,7 @@ class LocalIndex:
             store = ArrowStorage(path)
         except StorageError as e:
             raise IndexStoreError(str(e)) from None
-        self.manifest: IndexManifest = open_index(path, store)
+        self.manifest: IndexManifest = check_index(path, store)
         self._fs, root = store.fs, store.path(path)
         # an empty batch (every document of its crawl was a duplicate) has no files to read
         dirs = [posixpath.join(root, b.dir) for b in self.manifest.batches if b.documents]
@@ -150,7 +154,26 @@ class LocalIndex:
         self._docs = [self._dataset(posixpath.join(d, "docs"), None) for d in dirs]
 
     def _dataset(self, path: str, partitioning: str | None) -> ds.Dataset:
-        return ds.dataset(path, format="parquet", filesystem=self._fs, partitioning=partitioning)
+        try:
+            return ds.dataset(
+                path, format="parquet", filesystem=self._fs, partitioning=partitioning
+            )
+        except (pa.ArrowException, OSError) as e:
+            raise self._damaged(e) from None
+
+    def _damaged(self, e: Exception) -> IndexStoreError:
+        line = next((x for x in str(e).splitlines() if x.strip()), type(e).__name__)
+        return IndexStoreError(f"index {self.path!r} is damaged: {line}")
+
+    def _scan(
+        self, datasets: list[ds.Dataset], columns: list[str], cond: ds.Expression
+    ) -> list[pa.Table]:
+        """Each dataset's ``columns`` of the rows matching ``cond``; IndexStoreError when a
+        file cannot be read (damaged since the index was opened or checked)."""
+        try:
+            return [d.to_table(columns=columns, filter=cond) for d in datasets]
+        except (pa.ArrowException, OSError) as e:
+            raise self._damaged(e) from None
 
     def lookup(self, depth: int, band_keys: dict[int, set[int]]) -> pa.Table:
         """``key, seq, band`` of the stored keys at ``depth`` equal to any of ``band_keys``
@@ -163,7 +186,7 @@ class LocalIndex:
             & ds.field("key").isin(every_key)
         )
         schema = pa.schema([("key", pa.int64()), ("seq", pa.int64()), ("band", pa.int32())])
-        parts = [d.to_table(columns=["key", "seq", "band"], filter=cond) for d in self._keys]
+        parts = self._scan(self._keys, ["key", "seq", "band"], cond)
         found = pa.concat_tables([t.cast(schema) for t in parts]) if parts else schema.empty_table()
         pairs = zip(found.column("band").to_pylist(), found.column("key").to_pylist(), strict=True)
         return found.filter(pa.array([p in wanted for p in pairs], pa.bool_()))
@@ -172,7 +195,7 @@ class LocalIndex:
         """``seq, doc_id, <value>`` of the stored documents with these seqs."""
         wanted = pa.array(sorted(set(seqs)), pa.int64())
         cond = ds.field("seq").isin(wanted)
-        parts = [d.to_table(columns=["seq", "doc_id", value], filter=cond) for d in self._docs]
+        parts = self._scan(self._docs, ["seq", "doc_id", value], cond)
         return pa.concat_tables(parts) if parts else pa.table({"seq": [], "doc_id": [], value: []})
 
     def near(self, fp: int, k: int) -> list[Match]:

@@ -32,6 +32,7 @@ __all__ = [
     "Listed",
     "Storage",
     "StorageError",
+    "escape_glob",
     "file_in_the_way",
     "join",
 ]
@@ -59,6 +60,7 @@ class Listed:
     under: str  # its path below the listed root ("" when the root is the file itself)
     length: int  # bytes
     modified: int  # milliseconds since the epoch
+    dangling: bool = False  # a symbolic link whose target is missing: nothing can read it
 
 
 class Storage(Protocol):
@@ -171,10 +173,86 @@ class HadoopStorage:
             return []
         return sorted(str(s.getPath().getName()) for s in fs.listStatus(p))
 
-    def files(self, path: str) -> builtins.list[Listed]:
-        """Every file under ``path`` (a file, a directory read recursively, or a glob), hidden
-        names included, in no particular order; empty when nothing matches."""
+    def exists_literally(self, path: str) -> bool:
+        """Is there a file or directory at ``path`` read as written (no glob expansion)?
+        False for a name the filesystem cannot even parse."""
+        try:
+            fs, p = self._open(path)
+            return bool(fs.exists(p))
+        except Exception:  # py4j, StorageError: a malformed name; Hadoop's glob says what it is
+            return False
+
+    def walk(self, path: str) -> builtins.list[Listed]:
+        """Every file under directory ``path`` read as written (no glob expansion),
+        recursively, checksum files included; empty when ``path`` is not a directory."""
         fs, p = self._open(path)
+        if not fs.exists(p) or not fs.getFileStatus(p).isDirectory():
+            return []
+        if str(fs.getScheme()) == "file":
+            top = str(fs.makeQualified(p).toUri().getPath())
+            out = []
+            for parent, _, names in os.walk(top):
+                for name in names:
+                    under = os.path.relpath(os.path.join(parent, name), top).replace(os.sep, "/")
+                    out.append(Listed(f"file:{os.path.join(parent, name)}", under, 0, 0))
+            return out
+        base = str(fs.makeQualified(p).toString()).rstrip("/") + "/"
+        found, out = fs.listFiles(p, True), []
+        while found.hasNext():
+            out.append(_listed(found.next(), ""))
+        return [Listed(f.uri, f.uri[len(base) :], f.length, f.modified) for f in out]
+
+    def replace_in_place(self, path: str, data: bytes) -> None:
+        """``path`` holds ``data``, rewritten where it is (never absent meanwhile, unlike
+        :meth:`write_bytes`; a reader may see a partial file)."""
+        fs, p = self._open(path)
+        out = fs.create(p, True)
+        try:
+            out.write(bytearray(data))
+        finally:
+            out.close()
+
+    def create_new(self, path: str, data: bytes) -> bool:
+        """Create the file ``path`` holding ``data`` unless something is there already
+        (False, nothing written); StorageError when it cannot be created."""
+        fs, p = self._open(path)
+        if fs.exists(p):
+            return False
+        try:
+            out = fs.create(p, False)
+            try:
+                out.write(bytearray(data))
+            finally:
+                out.close()
+        except Exception as e:  # py4j: permission denied, read-only, lost race
+            if fs.exists(p):
+                return False
+            raise StorageError(f"cannot create {path!r}: {_java_message(e)}") from None
+        return True
+
+    def pattern(self, path: str) -> str:
+        """``path`` as a Hadoop glob pattern (what Spark's readers and :meth:`files` take) that
+        means what the user meant: when ``path``, or a leading part of it that ends in a name
+        with glob characters (``*?[]{}\\``), exists read literally (a folder named
+        ``run[1]``), that part with its glob characters escaped by backslashes (the rest, if
+        any, still a glob: ``run[1]/*.jsonl``); else ``path`` itself, a glob."""
+        if not any(c in path for c in _GLOB_CHARS):
+            return path
+        parts = path.split("/")
+        for end in range(len(parts), 0, -1):  # the longest literal part first
+            if any(c in parts[end - 1] for c in _GLOB_CHARS):
+                prefix = "/".join(parts[:end])
+                if self.exists_literally(prefix):
+                    return "/".join([escape_glob(prefix), *parts[end:]])
+        return path
+
+    def files(self, path: str) -> builtins.list[Listed]:
+        """Every file under ``path`` (a file, a directory read recursively, or a glob; a path
+        that exists as written is read literally, see :meth:`pattern`), hidden names
+        included, in no particular order; empty when nothing matches. On the local
+        filesystem a symbolic link whose target is missing is listed too, ``dangling``
+        (Spark's readers pass over it)."""
+        fs, p = self._open(self.pattern(path))
         roots = fs.globStatus(p)
         if roots is None:
             return []
@@ -199,20 +277,37 @@ def _listed(status: Any, under: str) -> Listed:
     return Listed(uri, under, length, modified)
 
 
+_GLOB_CHARS = "\\*?[]{}"
+
+
+def escape_glob(path: str) -> str:
+    """``path`` with every Hadoop glob character (``\\*?[]{}``) escaped by a backslash, so
+    a glob of it matches the path as written."""
+    return "".join("\\" + c if c in _GLOB_CHARS else c for c in path)
+
+
 def _local_files(top: str) -> list[Listed]:
     """The files under local directory ``top``, named as Hadoop's local filesystem names them
-    (``file:`` + the absolute path, unescaped; its checksum files left out, as it does)."""
+    (``file:`` + the absolute path, unescaped; its checksum files left out, as it does). A
+    symbolic link whose target is missing (or loops) is listed ``dangling``, 0 bytes, its
+    own time: Hadoop's listing and Spark's readers pass over it, so a job must report it."""
     out = []
     for parent, _, names in os.walk(top):
         for name in names:
             local = os.path.join(parent, name)
             if name.startswith(".") and name.endswith(".crc"):
                 continue
+            under = os.path.relpath(local, top).replace(os.sep, "/")
             try:
                 st = os.stat(local)
-            except OSError:  # a dangling link: Hadoop does not list it either
+            except OSError:
+                try:
+                    link = os.lstat(local)
+                except OSError:  # gone since the walk saw it: nothing to read or report
+                    continue
+                modified = int(link.st_mtime * 1000)
+                out.append(Listed(f"file:{local}", under, 0, modified, dangling=True))
                 continue
-            under = os.path.relpath(local, top).replace(os.sep, "/")
             out.append(Listed(f"file:{local}", under, st.st_size, int(st.st_mtime * 1000)))
     return out
 

@@ -82,7 +82,14 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
     clock = StageClock(log)
     summary = Summary(pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(store, config.output)
+    begin_output(
+        store,
+        config.output,
+        run,
+        job="boilerplate",
+        names=BOILERPLATE_OUTPUTS,
+        inputs=[("input", config.input)],
+    )
     group = config.group_col
 
     with clock.stage("read"):

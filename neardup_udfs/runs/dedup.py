@@ -145,7 +145,7 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
             config.preset_name, pipeline, config.max_distance, config.hamming_scheme()
         )
         return Against(empty, empty, None)
-    previous = index_store.open_index(path, store)
+    previous = index_store.check_index(path, store)  # a damaged index fails here, first
     index_store.check_compatible(
         previous, pipeline, config.max_distance, path, config.hamming_blocks
     )
@@ -164,7 +164,14 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     against = _open_against(config, store)  # before any Spark work: a wrong index fails fast
-    begin_output(store, config.output)
+    begin_output(
+        store,
+        config.output,
+        run,
+        job="dedup",
+        names=OUTPUTS,
+        inputs=[("input", config.input), ("the index (against)", config.against)],
+    )
 
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)

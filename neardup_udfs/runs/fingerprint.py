@@ -8,19 +8,29 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from pyspark.sql import SparkSession
 
 from neardup_udfs import __version__
 from neardup_udfs.config import FingerprintConfig
-from neardup_udfs.io.readers import MANIFEST_NAME, read_documents
+from neardup_udfs.io.readers import MANIFEST_NAME
 from neardup_udfs.io.storage import HadoopStorage, join
+from neardup_udfs.runtime import (
+    LostRecords,
+    RunScope,
+    begin_output,
+    cached_run,
+    read_checked,
+    write_frames,
+)
 from neardup_udfs.stages.fingerprint import fingerprint
 
 __all__ = ["Summary", "run"]
 
 log = logging.getLogger("neardup.fingerprint")
+
+OUTPUT_NAMES = ("fingerprints", "rejects")
 
 
 @dataclass(frozen=True)
@@ -32,20 +42,53 @@ class Summary:
 
 
 def run(spark: SparkSession, config: FingerprintConfig) -> Summary:
-    """Fingerprint ``config.input`` into ``config.output``; returns the counts."""
+    """Fingerprint ``config.input`` into ``config.output``; returns the counts.
+
+    Notes:
+        The input is read as the dedup job reads it (``runtime.read_checked``), and every
+        record of it ends in exactly one of ``fingerprints`` and ``rejects``: a record the
+        reader refuses is a reject with the reader's reason (a file Spark skips for its name,
+        a malformed JSON line as ``<file URI>#L<line>``, a JSON text value that is not a
+        string, a null id or text, a text over ``max_text_bytes``, a repeated ``doc_id``),
+        as is one the fingerprint stage refuses. Raises LostRecords (and writes no manifest)
+        unless fingerprinted + rejected = input. Everything the run persists is released
+        before it returns or raises.
+    """
+    return cached_run(
+        spark,
+        f"neardup fingerprint {config.input}",
+        config.checkpoint_dir,
+        lambda scope: _run(spark, config, scope),
+    )
+
+
+def _run(spark: SparkSession, config: FingerprintConfig, scope: RunScope) -> Summary:
     pipeline = config.pipeline()
-    docs = read_documents(spark, config.input, config.input_format, config.id_col, config.text_col)
-    out = fingerprint(docs, pipeline)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    store.delete(join(config.output, MANIFEST_NAME))  # a failed run leaves no success marker
-    mode = "overwrite" if config.overwrite else "errorifexists"
-    out.fingerprints.write.mode(mode).parquet(join(config.output, "fingerprints"))
-    out.rejects.write.mode(mode).parquet(join(config.output, "rejects"))
+    begin_output(  # before any work; without overwrite, an earlier run's outputs stay whole
+        store,
+        config.output,
+        scope,
+        job="fingerprint",
+        names=OUTPUT_NAMES,
+        inputs=[("input", config.input)],
+        keep_existing=not config.overwrite,
+    )
+    read = read_checked(spark, config, scope.cache)
+    stage = fingerprint(read.good, pipeline)
+    out = replace(stage, rejects=read.rejects.unionByName(stage.rejects))  # read's and stage's
+    write_frames(
+        store,
+        config.output,
+        {"fingerprints": out.fingerprints, "rejects": out.rejects},
+        OUTPUT_NAMES,
+        OUTPUT_NAMES,
+    )
     fingerprinted = spark.read.parquet(join(config.output, "fingerprints")).count()
     rejected = spark.read.parquet(join(config.output, "rejects")).count()
-    n_input = docs.count()
+    n_input = read.rows
     if fingerprinted + rejected != n_input:
-        raise RuntimeError(
+        raise LostRecords(
             f"lost records: {n_input} read, {fingerprinted} fingerprinted, {rejected} rejected"
         )
     summary = Summary(n_input, fingerprinted, rejected, pipeline.id)
@@ -55,6 +98,7 @@ def run(spark: SparkSession, config: FingerprintConfig) -> Summary:
         "pipeline": {"id": pipeline.id, "version": pipeline.version},
         "config": config.to_dict(),
         "counts": asdict(summary),
+        "input": read.stats,
     }
     text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     store.write_bytes(join(config.output, MANIFEST_NAME), text.encode("utf-8"))

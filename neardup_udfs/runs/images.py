@@ -22,8 +22,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig
+from neardup_udfs.io.input_files import HIDDEN_REASON, unread_files
 from neardup_udfs.io.readers import InputError, open_uri, read_warc
-from neardup_udfs.io.storage import HadoopStorage
+from neardup_udfs.io.storage import HadoopStorage, Listed
 from neardup_udfs.io.warc import WarcOptions, read_file
 from neardup_udfs.kernels.phash import ANIMATED, GO_REFERENCE_FORMATS
 from neardup_udfs.presets import resolve
@@ -60,6 +61,7 @@ from neardup_udfs.stages.summaries import score_summary
 from neardup_udfs.udfs import image_hash_udf
 
 __all__ = [
+    "EMPTY_FILE",
     "PIPELINE",
     "Summary",
     "hash_images",
@@ -73,13 +75,17 @@ log = logging.getLogger("neardup.images")
 
 PATH = "path"
 PIPELINE = resolve("phash")  # fingerprint's pHash; kind "simhash": a 64-bit Hamming value
+EMPTY_FILE = "empty file (0 bytes)"  # files input: a file with no bytes holds no image
+UNREAD_DDL = (
+    "path string, url string, file string, content binary, read_error string, lost_bytes bigint"
+)
 
 
 @dataclass
 class Summary(NearCounts):
     """What a run did; also the counts of report.json."""
 
-    input: int = 0  # files (or WARC records) read
+    input: int = 0  # files (or WARC records), those Spark passes over included
     rejected: int = 0
     hashed: int = 0
     identical: int = 0  # images whose pHash equals another's (joined without the LSH)
@@ -91,10 +97,23 @@ class Summary(NearCounts):
 def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
     """``path`` (the id: the file's URI, or the WARC-Record-ID), ``url`` (WARC), ``file``,
     ``content`` (null on a rejected row), ``read_error`` (why, or null) and ``lost_bytes``
-    (WARC: bytes of the file no record could be read from)."""
+    (WARC: bytes of the file no record could be read from).
+
+    Every file under ``config.input`` is accounted for: besides the rows Spark reads (a
+    file, or each record of a WARC file), each user file Spark passes over
+    (``io.input_files``) is a row of its own, ``path`` its URI, ``file`` and ``content``
+    null (it is never read): a name Spark skips has ``read_error`` :data:`HIDDEN_REASON`
+    (a WARC file of that name too: its records are not counted); a 0-byte file of the
+    ``files`` format, for which Spark yields no row, :data:`EMPTY_FILE` (a 0-byte WARC file
+    holds no records)."""
+    unread = unread_files(HadoopStorage(spark), config.input)
+    hidden = _unread_rows(spark, unread.hidden, HIDDEN_REASON)
     if config.input_format == "warc":
-        records = read_warc(spark, config.input, config.warc_options())
-        return records.select(
+        # files only under hidden names: no records, but not an empty input
+        records = read_warc(
+            spark, config.input, config.warc_options(), allow_empty=bool(unread.hidden)
+        )
+        read = records.select(
             F.col(DOC_ID).alias(PATH),
             "url",
             F.col("path").alias("file"),
@@ -102,6 +121,7 @@ def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
             "read_error",
             "lost_bytes",
         )
+        return read.unionByName(hidden)
     try:
         listed = (
             spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(config.input)
@@ -128,7 +148,14 @@ def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
     large = listed.where(too_big).select(
         *rows(F.lit(None).cast("binary"), F.lit(f"file larger than {config.max_bytes} bytes"))
     )
-    return small.unionByName(large)
+    empty = _unread_rows(spark, unread.empty, EMPTY_FILE)
+    return small.unionByName(large).unionByName(hidden).unionByName(empty)
+
+
+def _unread_rows(spark: SparkSession, files: tuple[Listed, ...], reason: str) -> DataFrame:
+    """One rejected row of :func:`read_images`' columns per file of ``files``, named by its
+    URI, ``reason`` its ``read_error``."""
+    return spark.createDataFrame([(f.uri, None, None, None, reason, 0) for f in files], UNREAD_DDL)
 
 
 def hash_images(images: DataFrame, config: ImagesConfig) -> DataFrame:
@@ -186,7 +213,14 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(store, config.output)
+    begin_output(
+        store,
+        config.output,
+        run,
+        job="images",
+        names=IMAGE_OUTPUTS,
+        inputs=[("input", config.input)],
+    )
 
     with clock.stage("read + hash") as rows:
         tagged = cache.keep(hash_images(read_images(spark, config), config))
@@ -200,6 +234,8 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
         summary.rejected = sum(counts.values())
         summary.input = summary.hashed + summary.rejected
         summary.input_stats = input_stats(accounted, counts=counts)
+        if counts.get(HIDDEN_REASON):  # as the text jobs' report.json says it
+            summary.input_stats["skipped_files"] = counts[HIDDEN_REASON]
         rows.rows_in, rows.rows_out = summary.input, summary.hashed
 
     with clock.stage("identical") as rows:

@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from neardup_udfs.config import IndexConfig
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
+from neardup_udfs.io.outputs import refuse_overlap
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import (
@@ -31,11 +32,11 @@ from neardup_udfs.runtime import (
     write_frames,
     write_report,
 )
-from neardup_udfs.schemas import DOC_ID, EXACT_KEY, REASON, TEXT
+from neardup_udfs.schemas import DOC_ID, REASON
+from neardup_udfs.stages.exact import exact_keys
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
 from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
-from neardup_udfs.udfs import exact_key_udf
 
 __all__ = ["Summary", "run"]
 
@@ -83,6 +84,8 @@ def _run(spark: SparkSession, config: IndexConfig, run: RunScope) -> Summary:
     summary = Summary(action=config.action, seconds=clock.seconds)
     store = HadoopStorage(spark)
     check_directory(store, config.index, "index")
+    if config.action != "query":  # the index is this run's output
+        refuse_overlap(store, "index", config.index, [("input", config.input)])
     exists = index_store.exists(config.index, store)
     if config.action == "build" and exists:
         raise IndexStoreError(f"{config.index!r} already holds an index: use add")
@@ -92,7 +95,8 @@ def _run(spark: SparkSession, config: IndexConfig, run: RunScope) -> Summary:
         return _query(spark, config, run, clock, summary)
 
     pipeline = config.pipeline()
-    previous = index_store.open_index(config.index, store) if exists else None
+    # checked (manifest, batch folders) before any work: a damaged index fails here
+    previous = index_store.check_index(config.index, store) if exists else None
     if previous is not None:
         index_store.check_compatible(
             previous, pipeline, config.max_distance, config.index, config.hamming_blocks
@@ -115,9 +119,7 @@ def _run(spark: SparkSession, config: IndexConfig, run: RunScope) -> Summary:
         docs = prepared.where(~is_empty(pipeline))
         # a page with no visible text has nothing to match: a reject of the batch, not an entry
         empty = prepared.where(is_empty(pipeline)).select(DOC_ID, F.lit(EMPTY).alias(REASON))
-        valued = sketch(docs, pipeline).join(
-            docs.select(DOC_ID, exact_key_udf(pipeline)(F.col(TEXT)).alias(EXACT_KEY)), DOC_ID
-        )
+        valued = sketch(docs, pipeline).join(exact_keys(docs, pipeline), DOC_ID)
         added = add_batch(
             config.index,
             manifest,
@@ -141,11 +143,18 @@ def _query(
 ) -> Summary:
     cache = run.cache
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    manifest = index_store.open_index(config.index, store)
+    manifest = index_store.check_index(config.index, store)  # damaged: fails before work
     pipeline = index_store.pipeline_of(manifest)
     summary.pipeline = pipeline.id
     summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
-    begin_output(store, config.output)
+    begin_output(
+        store,
+        config.output,
+        run,
+        job="index-query",
+        names=("results", "rejects"),
+        inputs=[("input", config.input), ("the index", config.index)],
+    )
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)
         good, n_good, rejects = read.good, read.n_good, read.rejects

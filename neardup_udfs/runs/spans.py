@@ -117,7 +117,14 @@ def _run(spark: SparkSession, config: SpansConfig, run: RunScope) -> Summary:
         mode=mode, pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds
     )
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(store, config.output)
+    begin_output(
+        store,
+        config.output,
+        run,
+        job="spans",
+        names=SPANS_OUTPUTS,
+        inputs=[("input", config.input), ("query", config.query), ("pairs", config.pairs)],
+    )
     k, w = config.kgram_bytes, config.window
 
     with clock.stage("read"):

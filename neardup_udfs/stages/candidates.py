@@ -80,6 +80,12 @@ def band_keys(
     """
     if pipeline.kind == "simhash":
         assert scheme is not None, "SimHash keys need a Hamming scheme"
+        if pipeline.preset.input == "text":
+            # A text with no features (no tokens, or fewer words than a shingle) has the
+            # SimHash 0 (ditto gives every text a feature: 0 only by a 2^-64 chance); like
+            # MinHash's empty set it is no evidence of similarity: no keys, exact duplicates
+            # only. An image's pHash of 0 (a flat image) is a real value and keeps its keys.
+            sketches = sketches.where(F.col(FINGERPRINT) != 0)
         keys = simhash_table_keys(F.col(FINGERPRINT), scheme)
     else:
         # A text too short to shingle has the empty-set signature (every slot all ones, -1

@@ -73,8 +73,9 @@ def index_keys(
     Notes:
         SimHash: the ``k + 1`` block values (depth 1). MinHash: the Mix fold of every band
         prefix, depth 1 .. rows (depth = rows is the band key); ``depths = "full"`` gives the
-        band keys only. A signature of an empty shingle set gets no band rows, as in the
-        dedup job. Every document also gets band -1: its exact key, at the full depth.
+        band keys only. A signature of an empty shingle set, or a SimHash of 0 (a text
+        with no features), gets no band rows, as in the dedup job. Every document also
+        gets band -1: its exact key, at the full depth.
     """
     full = manifest.full_depth
     exact = docs.select(
@@ -83,8 +84,8 @@ def index_keys(
         exact_band_key(F.col(EXACT_KEY)).alias(KEY),
         id_col,
     )
-    if manifest.kind == "simhash":
-        blocks = docs.select(
+    if manifest.kind == "simhash":  # a featureless text's SimHash 0 gets no rows (band_keys)
+        blocks = docs.where(F.col(FINGERPRINT) != 0).select(
             id_col, F.posexplode(simhash_table_keys(F.col(FINGERPRINT), scheme_of(manifest)))
         )
         lsh_rows = blocks.select(
@@ -154,6 +155,7 @@ def add_batch(
         ``manifest`` is ``previous`` (or a new index's empty manifest). A batch id that is
         already committed adds nothing. Directories of uncommitted earlier attempts are
         removed first (one writer at a time; a concurrent commit is detected and fails).
+        The committed batch records its folders' data files (``index_store.Fileset``).
     """
     done = manifest.batch(batch_id)
     if done is not None:
@@ -183,7 +185,10 @@ def add_batch(
     if rejects is not None:
         rejects.select(DOC_ID, REASON).write.parquet(root + "/rejects")
         n_rejected = rejects.count()
-    batch = Batch(batch_id, number, rel, n_docs, n_rejected, round(time.time(), 3))
+    # what the batch's folders hold, recorded so that index_store.check_index finds a
+    # deleted, truncated or added file before a run reads the index
+    contents = index_store.batch_contents(path, rel, store)
+    batch = Batch(batch_id, number, rel, n_docs, n_rejected, round(time.time(), 3), contents)
     committed = index_store.commit(
         path, previous, replace(manifest, batches=(*manifest.batches, batch)), store
     )

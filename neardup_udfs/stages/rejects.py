@@ -15,6 +15,7 @@ from neardup_udfs.schemas import (
     READ_ERROR,
     REASON,
     SOURCE_FILE,
+    SOURCE_LINE,
     TEXT,
 )
 
@@ -36,9 +37,10 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
         column: a WARC record that is not a document, a JSON line that
         does not parse, a JSON text value that is not a string); ``null doc_id``; ``text column is
         <type>, not a string`` (every row, when the column's type is neither string nor
-        binary); ``null text``; ``text larger than N bytes``; ``duplicate doc_id`` (all rows
-        of a repeated id but one: the smallest text, so the choice does not depend on
-        partitioning). Every input
+        binary); ``null text``; ``text larger than N bytes``; ``duplicate doc_id``: of the
+        rows of a repeated id that pass every check above, all but one (the one with the
+        smallest text, so the choice does not depend on partitioning) -- a copy rejected for
+        its own reason never takes the place of a good one. Every input
         row ends in exactly one of ``good`` (with all its columns, and ``text``) and
         ``rejects``. Both are filters of ``tagged``: persist it, and the input is read and
         ranked once for both.
@@ -47,10 +49,8 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
     typed = isinstance(dtype, StringType | BinaryType)
     text = F.col(text_col) if typed else F.lit(None).cast("string")
     base = df.withColumn(TEXT, text)
-    order = Window.partitionBy(DOC_ID).orderBy(F.col(TEXT).asc_nulls_last())
-    ranked = base.withColumn("__rank", F.row_number().over(order))
     read_error = F.col(READ_ERROR) if READ_ERROR in df.columns else F.lit(None).cast("string")
-    reason = (
+    own = (
         F.when(read_error.isNotNull(), read_error)
         .when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
         .when(F.lit(not typed), F.lit(f"text column is {dtype.simpleString()}, not a string"))
@@ -59,10 +59,14 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
             F.octet_length(F.col(TEXT)) > max_text_bytes,
             F.lit(f"text larger than {max_text_bytes} bytes"),
         )
-        .when(F.col("__rank") > 1, F.lit("duplicate doc_id"))
     )
-    tagged = ranked.withColumn(REASON, reason).drop("__rank")
-    reader_only = (REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE)
+    checked = base.withColumn(REASON, own)
+    passing_first = F.col(REASON).isNotNull().asc()  # false (passes) sorts first
+    order = Window.partitionBy(DOC_ID).orderBy(passing_first, F.col(TEXT).asc_nulls_last())
+    ranked = checked.withColumn("__rank", F.row_number().over(order))
+    duplicate = F.when(F.col("__rank") > 1, F.lit("duplicate doc_id"))
+    tagged = ranked.withColumn(REASON, F.coalesce(F.col(REASON), duplicate)).drop("__rank")
+    reader_only = (REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE, SOURCE_LINE)
     good = tagged.where(F.col(REASON).isNull()).drop(*reader_only)
     rejects = tagged.where(F.col(REASON).isNotNull()).select(DOC_ID, REASON)
     return Split(good, rejects, tagged)
