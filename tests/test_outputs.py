@@ -220,3 +220,16 @@ def test_a_lock_whose_heartbeat_stopped_is_taken_over_and_a_live_one_beats(
     finally:
         claim.release()
     assert not (out / LOCK_NAME).exists()
+
+
+def test_a_location_hadoop_cannot_open_is_named(spark: Any, tmp_path: Path) -> None:
+    store = HadoopStorage(spark)
+    with pytest.raises(OutputRefused, match=r"^input: cannot open 'nosuchfs://bucket/docs'"):
+        claim_output(
+            store,
+            str(tmp_path / "out"),
+            job="dedup",
+            names=(),
+            inputs=[("input", "nosuchfs://bucket/docs")],
+        )
+    assert not (tmp_path / "out").exists()

@@ -78,8 +78,11 @@ def _literal_root(store: HadoopStorage, path: str) -> str:
     return "/".join(fixed) or "/"
 
 
-def _canonical(store: HadoopStorage, path: str) -> str:
-    uri = store.qualified(_literal_root(store, path)).rstrip("/")
+def _canonical(store: HadoopStorage, path: str, what: str) -> str:
+    try:
+        uri = store.qualified(_literal_root(store, path)).rstrip("/")
+    except StorageError as e:  # a scheme the cluster's Hadoop cannot open
+        raise OutputRefused(f"{what}: {e}") from None
     return _local_real(uri) if uri.startswith("file:") else uri
 
 
@@ -102,11 +105,11 @@ def refuse_overlap(
     contains or lies inside one of ``inputs`` ((setting, location) pairs; None entries are
     skipped). Locations are compared as the filesystem names them, symbolic links resolved
     on local storage, a glob by its fixed leading part."""
-    out = _canonical(store, output)
+    out = _canonical(store, output, what)
     for name, location in inputs:
         if not location:
             continue
-        relation = overlap(out, _canonical(store, location))
+        relation = overlap(out, _canonical(store, location, name))
         if relation is not None:
             raise OutputRefused(
                 f"{what} {output!r} {relation} {name} {location!r}: the job would write over "
