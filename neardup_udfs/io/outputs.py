@@ -159,9 +159,11 @@ class OutputClaim:
     holder: dict[str, Any]
     released: bool = field(default=False)
     _stop: threading.Event = field(default_factory=threading.Event)
+    _beating: threading.Thread | None = field(default=None)
 
     def __post_init__(self) -> None:
-        threading.Thread(target=self._beat, name="neardup-output-lock", daemon=True).start()
+        self._beating = threading.Thread(target=self._beat, name="neardup-lock", daemon=True)
+        self._beating.start()
 
     def _beat(self) -> None:
         while not self._stop.wait(HEARTBEAT_SECONDS):
@@ -175,6 +177,8 @@ class OutputClaim:
         if not self.released:
             self.released = True
             self._stop.set()
+            if self._beating is not None:  # a renewal under way must not outlive the delete
+                self._beating.join(timeout=120)
             try:
                 self.store.delete(self.lock)
             except StorageError as e:  # never hide the run's own outcome behind this
@@ -197,7 +201,7 @@ def claim_output(
     Raises:
         OutputRefused, before anything is written or deleted, when ``output``:
         - is, contains or lies inside one of ``inputs`` ((setting, location) pairs: input
-          paths, indexes, checkpoint folders; None entries are skipped);
+          paths, indexes; None entries are skipped);
         - is, or lies under, a regular file;
         - holds one of ``names`` (or a report file) that the job did not write (see the
           module's rules), or, with ``keep_existing``, holds one of ``names`` at all;
