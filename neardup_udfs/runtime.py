@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 from neardup_udfs import __version__, settings
 from neardup_udfs.config import ConfigError, InputConfig, Settings
 from neardup_udfs.io.input_files import DANGLING_REASON, HIDDEN_REASON, Unread, unread_files
-from neardup_udfs.io.outputs import OutputClaim, claim_output
+from neardup_udfs.io.outputs import OutputClaim, check_directory, claim_output
 from neardup_udfs.io.readers import (
     LINE_REASONS,
     MANIFEST_NAME,
@@ -31,7 +31,7 @@ from neardup_udfs.io.readers import (
     read_input,
     with_empty_files,
 )
-from neardup_udfs.io.storage import HadoopStorage, Storage, file_in_the_way, join
+from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL, TEXT
 from neardup_udfs.session import (
     JobCount,
@@ -329,15 +329,6 @@ def begin_output(
     )
     run.exits.append(claim.release)
     return claim
-
-
-def check_directory(store: Storage, path: str, what: str) -> None:
-    """InputError unless a directory can be made (or is) at ``path``: no regular file is at
-    ``path`` or at one of its parents. ``what`` names the setting in the message."""
-    blocking = file_in_the_way(store, path)
-    if blocking is not None:
-        where = "is" if blocking == (path.rstrip("/") or path) else f"lies under {blocking!r},"
-        raise InputError(f"{what} {path!r} {where} a regular file, not a directory")
 
 
 def write_frames(

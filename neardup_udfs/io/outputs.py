@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neardup_udfs.io.readers import InputError
-from neardup_udfs.io.storage import HadoopStorage, StorageError, file_in_the_way, join
+from neardup_udfs.io.storage import HadoopStorage, Storage, StorageError, file_in_the_way, join
 
 __all__ = [
     "LOCK_NAME",
+    "check_directory",
     "OutputClaim",
     "OutputRefused",
     "claim_output",
@@ -115,6 +116,16 @@ def refuse_overlap(
                 f"{what} {output!r} {relation} {name} {location!r}: the job would write over "
                 f"or read back its own files; choose a location outside {location!r}"
             )
+
+
+def check_directory(store: Storage, path: str, what: str) -> None:
+    """OutputRefused (an InputError) unless a directory can be made (or is) at ``path``: no
+    regular file is at ``path`` or at one of its parents. ``what`` names the setting in the
+    message."""
+    blocking = file_in_the_way(store, path)
+    if blocking is not None:
+        where = "is" if blocking == (path.rstrip("/") or path) else f"lies under {blocking!r},"
+        raise OutputRefused(f"{what} {path!r} {where} a regular file, not a directory")
 
 
 def written_by_spark(under: str) -> bool:
@@ -209,10 +220,7 @@ def claim_output(
         - cannot be written (the lock cannot be created).
     """
     refuse_overlap(store, "output", output, inputs)
-    blocking = file_in_the_way(store, output)
-    if blocking is not None:
-        where = "is" if blocking == (output.rstrip("/") or output) else f"lies under {blocking!r},"
-        raise OutputRefused(f"output {output!r} {where} a regular file, not a directory")
+    check_directory(store, output, "output")
     lock = join(output, LOCK_NAME)
     holder = _take_lock(store, output, lock, job)
     claim = OutputClaim(store, output, lock, holder)
