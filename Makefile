@@ -194,8 +194,11 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
 	@echo
-	$(BIN)/python bench/bench_dense.py --docs 50000 --runs 3 --with-conf --timeout 3600 \
-		--mllib-runs 1 --mllib-timeout 1800
+	$(BIN)/python bench/bench_dense.py --corpus long --docs 50000 --runs 3 --with-conf \
+		--systems job,exact,datatrove,mllib --timeout 3600 --mllib-runs 1 --mllib-timeout 1800
+	@echo
+	$(BIN)/python bench/bench_dense.py --corpus short --runs 3 \
+		--systems job,exact,datatrove,mllib --timeout 3600 --mllib-runs 1 --mllib-timeout 1800
 	@echo
 	$(BIN)/python bench/bench_index.py
 	@echo
