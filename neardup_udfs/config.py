@@ -195,11 +195,13 @@ class ClusterConfig(Settings):
         unit="rounds",
         minimum=1,
     )
-    max_driver_edges: int = setting(
-        200_000,
-        "anchored: once at most this many undecided edges are left, the driver finishes them",
+    max_driver_edges: int | None = setting(
+        None,
+        "anchored: once at most this many undecided edges are left (before any round too), "
+        "the driver finishes them",
         unit="edges",
         minimum=0,
+        unset="`spark.driver.memory` / 64 bytes (33,554,432 at 2g)",
     )
 
 

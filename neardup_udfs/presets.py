@@ -26,6 +26,7 @@ from neardup_udfs.kernels.shingle import word_tokens
 from neardup_udfs.normalization import NONE, Normalization, for_preset
 
 __all__ = [
+    "NO_TOKENS_KEY",
     "Pipeline",
     "Preset",
     "PresetError",
@@ -187,6 +188,11 @@ class Pipeline:
         """The LSH threshold ``(1/bands)**(1/rows)`` of a minhash pipeline."""
         self._require("minhash", "an LSH threshold")
         return lsh.threshold(self.param("bands"), self.param("rows"))
+
+
+# Pipeline.exact_keys of an empty canonical form (a text without a token): every such text has
+# it, whatever it holds, so the jobs never use it as a key (``stages.exact.exact_keys``).
+NO_TOKENS_KEY = xxhash.xxh3_128_hexdigest(b"")
 
 
 def _ditto_batch(texts: Sequence[str | bytes], char: int, word: int) -> U64:

@@ -19,6 +19,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
     "ADAPTIVE",
+    "BYTES_PER_DRIVER_EDGE",
+    "driver_edge_budget",
     "BYTES_PER_PARTITION",
     "JobCount",
     "SHUFFLE_PARTITIONS",
@@ -50,6 +52,29 @@ def _chosen_by_user(spark: SparkSession, key: str = SHUFFLE_PARTITIONS) -> bool:
         return True  # spark-submit --conf, a properties file, the session's builder
     default = _SPARK_DEFAULT if key == SHUFFLE_PARTITIONS else "true"
     return spark.conf.get(key) != default  # spark.conf.set at runtime
+
+
+# what an edge costs the driver's Python when a graph is finished there: 16 bytes collected
+# through Arrow (two longs or two short ids' offsets, a score), and room for the sort and the
+# greedy pass's arrays
+BYTES_PER_DRIVER_EDGE = 64
+_UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:
+    """The most edges a run's driver takes whole (anchored clustering's
+    ``max_driver_edges`` when it is unset), and where the figure comes from:
+    ``spark.driver.memory`` (Spark's default 1g when unset) / :data:`BYTES_PER_DRIVER_EDGE`."""
+    given = spark.conf.get("spark.driver.memory", None) or "1g"
+    text = given.strip().lower().rstrip("b")
+    unit = _UNITS.get(text[-1:], None)
+    try:
+        memory = int(text[:-1]) * unit if unit else int(text) * (1 << 20)  # bare: MiB
+    except ValueError:
+        memory, given = 1 << 30, f"1g (unreadable {given!r})"
+    return memory // BYTES_PER_DRIVER_EDGE, (
+        f"spark.driver.memory {given} / {BYTES_PER_DRIVER_EDGE} bytes an edge"
+    )
 
 
 def local_session(app: str, conf: Mapping[str, str], master: str = "local[2]") -> SparkSession:

@@ -28,8 +28,17 @@ from neardup_udfs.kernels.band_pairs import (
     first_table_pairs,
 )
 from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
-from neardup_udfs.presets import Pipeline
-from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
+from neardup_udfs.schemas import (
+    BAND_KEYS,
+    DOC_ID,
+    EMPTY_TEXT,
+    EXACT_KEY,
+    FINGERPRINT,
+    LENGTH,
+    SIGNATURE,
+    TEXT,
+)
 
 __all__ = [
     "utf8_lossy_udf",
@@ -38,6 +47,7 @@ __all__ = [
     "first_band_pairs_fn",
     "first_table_pairs_fn",
     "checked_fingerprint_udf",
+    "document_features_fn",
     "exact_key_udf",
     "fingerprint_udf",
     "image_hash_udf",
@@ -224,6 +234,66 @@ def exact_key_udf(pipeline: Pipeline) -> Any:
     return exact_key
 
 
+def document_features_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of ``doc_id, text`` (text never null) -> ``doc_id,
+    exact_key, empty_text, length`` and the sketch (``fingerprint`` bigint, or
+    ``signature`` and its ``band_keys``, array<bigint>), one row per input row, in one pass
+    over each text.
+
+    Notes:
+        ``empty``: normalization (when the pipeline has one) left no text; such a row's
+        ``exact_key`` is null. ``exact_key`` is ``Pipeline.exact_keys`` of the normalized
+        text, except that a text whose canonical form is empty (no token) gets the first 32
+        hex digits of the SHA-256 of its normalized UTF-8 bytes instead (the key of
+        ``stages.exact.exact_keys``). ``length``: the input text's UTF-8 bytes. The
+        normalized text itself never leaves the function.
+    """
+    import hashlib
+
+    import pyarrow as pa
+
+    simhash = pipeline.kind == "simhash"
+    active = pipeline.normalization.active
+    names = [DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH, FINGERPRINT if simhash else SIGNATURE]
+    names += [] if simhash else [BAND_KEYS]
+
+    def features(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            raw = batch.column(TEXT)
+            texts = raw.to_pylist()
+            prepared = pipeline.normalize_batch(texts) if active else texts
+            keys: list[str | None] = list(pipeline.exact_keys(prepared, normalized=True))
+            empty = np.zeros(len(texts), dtype=bool)
+            for i, key in enumerate(keys):
+                text = prepared[i]
+                if active and len(text) == 0:
+                    empty[i], keys[i] = True, None
+                elif key == NO_TOKENS_KEY:
+                    own = text.encode("utf-8") if isinstance(text, str) else text
+                    keys[i] = hashlib.sha256(own).hexdigest()[:32]
+            length = pa.compute.binary_length(raw.cast(pa.binary())).cast(pa.int64())
+            columns = [batch.column(DOC_ID), pa.array(keys, pa.string()), pa.array(empty)]
+            columns.append(length)
+            if simhash:
+                values = pipeline.fingerprint_batch(prepared, normalized=True)
+                columns.append(pa.array(values.view(np.int64)))
+            else:
+                signatures = pipeline.signature_batch(prepared, normalized=True)
+                keys_of = pipeline.band_keys_batch(signatures)
+                columns += [_list_rows(signatures), _list_rows(keys_of)]
+            yield pa.RecordBatch.from_arrays(columns, names=names)
+
+    return features
+
+
+def _list_rows(matrix: npt.NDArray[np.uint64]) -> Any:
+    """A (rows, width) uint64 matrix as an Arrow list<int64> array, one list per row."""
+    import pyarrow as pa
+
+    offsets = np.arange(len(matrix) + 1, dtype=np.int32) * matrix.shape[1]
+    return pa.ListArray.from_arrays(offsets, pa.array(matrix.view(np.int64).ravel()))
+
+
 def winnow_fingerprints_fn(
     k: int, w: int
 ) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
@@ -383,7 +453,7 @@ def normalize_udf(pipeline: Pipeline) -> Any:
 
 
 def grouped_jaccard_fn(
-    pipeline: Pipeline, carry: Sequence[str]
+    pipeline: Pipeline, carry: Sequence[str], *, prepared: bool = True
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """For ``mapInArrow``: batches of groups -> one ``a, b, *carry, similarity`` row per pair
     of a group, ``similarity`` = the exact Jaccard of the two texts' word-shingle sets
@@ -394,10 +464,13 @@ def grouped_jaccard_fn(
         ``pairs`` (list of ``a``, ``b``: ids among the group's members). Each member text is
         shingled once per group, so a text crosses the shuffle once per group it is in,
         never once per pair. ValueError names a pair's document that is not a member.
+        ``prepared``: the texts are ``Pipeline.normalize_batch``'s output; else they are
+        the input texts, normalized here (once per group) with the pipeline's normalization.
     """
     import pyarrow as pa
 
     w = pipeline.param("w")
+    normalize = not prepared and pipeline.normalization.active
 
     def scored(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -416,7 +489,10 @@ def grouped_jaccard_fn(
             order = np.argsort(member_key, kind="stable")
             ends = np.split(codes[len(ids[0]) :], 2)
             rows = [_member_rows(member_key, order, pair_group * width + e, names, e) for e in ends]
-            hashes, offsets = shingle_sets_batch(text.to_pylist(), w)
+            texts = text.to_pylist()
+            hashes, offsets = shingle_sets_batch(
+                pipeline.normalize_batch(texts) if normalize else texts, w
+            )
             similarity = indexed_sets_jaccard(hashes, offsets, rows[0], rows[1])
             carried = [batch.column(c).take(pa.array(pair_group)) for c in carry]
             yield pa.RecordBatch.from_arrays(

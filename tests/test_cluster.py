@@ -42,7 +42,7 @@ LOG4J = f"-Dlog4j2.configurationFile=file:{ROOT / 'conf' / 'log4j2.properties'}"
 # the dedup stages before the cluster stage's lineage cuts: Spark recomputes what a lost
 # executor held; from the cluster stage on, the run's cuts are reliable checkpoints (the
 # cluster run sets --checkpoint-dir), which a lost executor does not take with it
-RECOMPUTABLE = ("read", "normalize", "exact", "fingerprint", "candidates", "verify")
+RECOMPUTABLE = ("read", "fingerprint", "pairs")
 SHARED_OBJECT = re.compile(r"\.so(\.[0-9.]+)?$")
 
 

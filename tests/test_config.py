@@ -112,11 +112,11 @@ def test_bad_settings_name_the_key(overrides: dict, message: str) -> None:
 
 def test_clustering_defaults_and_the_connected_keys() -> None:
     c = load_config(input="i", output="o")
-    assert (c.clustering, c.max_rounds, c.max_driver_edges) == ("anchored", 50, 200_000)
+    assert (c.clustering, c.max_rounds, c.max_driver_edges) == ("anchored", 50, None)
     c = load_config(input="i", output="o", clustering="connected", no_chaining=True)
     assert c.no_chaining and c.chaining_floor is None
     i = load_images_config(input="i", output="o")
-    assert (i.clustering, i.max_driver_edges) == ("anchored", 200_000)
+    assert (i.clustering, i.max_driver_edges) == ("anchored", None)
     with pytest.raises(ConfigError, match="config key 'clustering'"):
         load_images_config(input="i", output="o", clustering="single")
     with pytest.raises(ConfigError, match="config key 'max_driver_edges'"):

@@ -124,3 +124,53 @@ def test_reliable_lineage_cuts_where_a_checkpoint_directory_is_set(spark, tmp_pa
     written = [p for p in (tmp_path / "ck").rglob("*") if p.is_file()]
     assert written, "no checkpoint file was written"
     assert spark.sparkContext.getCheckpointDir() == before
+
+
+class _Conf:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
+
+
+@pytest.mark.parametrize(
+    ("memory", "edges"),
+    [
+        (None, (1 << 30) // 64),  # Spark's default driver memory
+        ("2g", (2 << 30) // 64),
+        ("512m", (512 << 20) // 64),
+        ("1024", (1024 << 20) // 64),  # a bare number is MiB, as Spark reads it
+        ("1t", (1 << 40) // 64),
+        ("lots", (1 << 30) // 64),  # unreadable: the default, and the reason says so
+    ],
+)
+def test_driver_edge_budget_follows_the_driver_memory(memory: str | None, edges: int) -> None:
+    from types import SimpleNamespace
+
+    values = {} if memory is None else {"spark.driver.memory": memory}
+    budget, source = session.driver_edge_budget(SimpleNamespace(conf=_Conf(values)))  # type: ignore[arg-type]
+    assert budget == edges
+    assert source.startswith("spark.driver.memory") and "64 bytes an edge" in source
+    assert ("unreadable" in source) == (memory == "lots")
+
+
+def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Unset max_driver_edges: the driver's memory sets the budget and a small graph is
+    settled there with no round; max_driver_edges = 0: rounds, the same clusters."""
+    runs = {}
+    for name, limit in (("driver", None), ("rounds", 0)):
+        out = tmp_path / name
+        cfg = load_config(input=str(ROOT / "samples"), output=str(out), max_driver_edges=limit)
+        dedup_run.run(spark, cfg)
+        runs[name] = json.loads((out / "report.json").read_text())["cluster"]
+        runs[name + "-clusters"] = sorted(
+            pq.read_table(out / "clusters").to_pylist(), key=lambda r: r["doc_id"]
+        )
+    assert runs["driver"]["path"] == "driver" and runs["driver"]["rounds"] == 0
+    assert runs["driver"]["budget_from"].startswith("spark.driver.memory")
+    assert runs["driver"]["driver_edge_budget"] == session.driver_edge_budget(spark)[0]
+    assert runs["rounds"]["path"] == "rounds, then the driver" and runs["rounds"]["rounds"] >= 1
+    assert runs["rounds"]["budget_from"] == "max_driver_edges"
+    assert runs["rounds"]["driver_edge_budget"] == 0
+    assert runs["driver-clusters"] == runs["rounds-clusters"]

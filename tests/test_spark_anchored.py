@@ -183,3 +183,29 @@ def test_hypothesis_graphs_with_a_round_limit(spark, raw, ranks, max_rounds, to_
         assert f"max_rounds = {max_rounds} " in str(err) and f"= {to_driver}:" in str(err)
         return
     assert table == oracle(edges, rank)
+
+
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from([0.7, 0.8, 0.9])),
+        max_size=60,
+    ),
+    st.lists(st.integers(0, 4), min_size=31, max_size=31),
+)
+def test_a_graph_known_to_fit_is_settled_on_the_driver(spark, raw, ranks) -> None:  # type: ignore[no-untyped-def]
+    """``edge_count`` within ``max_driver_edges``: no round and no count, the whole graph
+    collected once (``driver_edges`` is the count given), and the oracle's result, duplicate
+    edges and self-loops included."""
+    edges = [(f"n{a:02d}", f"n{b:02d}", s) for a, b, s in raw]
+    rank = {f"n{i:02d}": r for i, r in enumerate(ranks)}
+    got, table = _run(spark, edges, rank, max_driver_edges=100, edge_count=len(edges))
+    assert (got.rounds, got.driver_edges) == (0, len(edges))
+    assert table == oracle(edges, rank)
+
+
+def test_driver_path_names_an_unranked_node(spark) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="'b'.*without a rank"):
+        _run(spark, [("a", "b", 0.9)], {"a": 0}, edge_count=1)

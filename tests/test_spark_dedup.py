@@ -28,9 +28,9 @@ from neardup_udfs.stages.candidates import (
     first_band_counts,
     scored_candidates,
 )
-from neardup_udfs.stages.exact import NO_TOKENS_KEY, exact_groups, exact_keys
-from neardup_udfs.stages.fingerprint import sketch
-from neardup_udfs.stages.normalize import prepare
+from neardup_udfs.stages.exact import NO_TOKENS_KEY, exact_groups, exact_keys, led
+from neardup_udfs.stages.fingerprint import document_features, sketch
+from neardup_udfs.stages.normalize import is_empty, prepare
 from neardup_udfs.stages.rejects import split_rejects
 from neardup_udfs.stages.verify import estimate_margin, verify
 from tests.greedy_oracle import oracle, oracle_clusters
@@ -140,6 +140,49 @@ def test_token_less_texts_are_exact_duplicates_only_of_the_same_text(
     worded = pipe.exact_keys([t for _, t in WORDED])
     assert [got[d].exact_key for d, _ in WORDED] == worded  # unchanged for texts with tokens
     assert dict(exact_keys(docs, pipe).collect()) == {d: r.exact_key for d, r in got.items()}
+
+
+FEATURE_TEXTS = [
+    *TOKEN_LESS,
+    *WORDED,
+    ("html", "<p>The harbour <b>storm</b> closed &amp; the bridge.</p><script>x()</script>"),
+    ("html-copy", "The harbour storm closed & the bridge."),
+    ("no-visible-text", "<script>only();</script><style>p {}</style>"),
+    ("cjk", "\u6e2f\u53e3\u7684\u98ce\u66b4\u5173\u95ed\u4e86\u6865"),
+    ("entity-twice", "&amp;amp; stays one level decoded"),
+]
+
+
+@pytest.mark.parametrize("normalize", ["web", "none"])
+@pytest.mark.parametrize(
+    "preset", ["semblance", "semblance-simhash", "ditto/2", "fingerprint", "anchor"]
+)
+def test_one_pass_features_equal_the_stages_they_replace(
+    spark, preset: str, normalize: str
+) -> None:  # type: ignore[no-untyped-def]
+    """``document_features`` + ``led`` (one pass over each text) give, per document, the
+    exact key, group leader and sketch of ``prepare`` + ``exact_groups`` + ``sketch``, the
+    band keys of the signature, emptiness as ``is_empty`` and the input's UTF-8 length."""
+    pipe = resolve(preset, normalize=normalize)
+    docs = spark.createDataFrame(FEATURE_TEXTS, "doc_id string, text string")
+    prepared = prepare(docs, pipe)
+    value = "fingerprint" if pipe.kind == "simhash" else "signature"
+    want_groups = {
+        r.doc_id: (r.exact_key, r.leader) for r in exact_groups(prepared, pipe).collect()
+    }
+    want_sketch = {r.doc_id: r[value] for r in sketch(prepared, pipe).collect()}
+    want_empty = {
+        r.doc_id: r.e for r in prepared.select("doc_id", is_empty(pipe).alias("e")).collect()
+    }
+    got = {r.doc_id: r for r in led(document_features(docs, pipe)).collect()}
+    assert {d: (r.exact_key, r.leader) for d, r in got.items()} == want_groups
+    assert {d: r[value] for d, r in got.items()} == want_sketch
+    assert {d: r.empty_text for d, r in got.items()} == want_empty
+    assert {d: r.length for d, r in got.items()} == {d: len(t.encode()) for d, t in FEATURE_TEXTS}
+    if pipe.kind == "minhash":
+        sigs = np.array([got[d].signature for d, _ in FEATURE_TEXTS], dtype=np.int64)
+        keys = pipe.band_keys_batch(sigs.view(np.uint64)).view(np.int64).tolist()
+        assert [got[d].band_keys for d, _ in FEATURE_TEXTS] == keys
 
 
 def test_token_less_texts_are_no_evidence_of_similarity(spark) -> None:  # type: ignore[no-untyped-def]

@@ -83,6 +83,7 @@ def test_the_shared_stages_find_verify_and_cluster(spark, clustering, kept) -> N
             len(set(kept.values())),
             4 - len(set(kept.values())),
         )
-        assert set(clock.seconds) == {"candidates", "verify", "bands", "cluster"}
+        assert set(clock.seconds) == {"pairs", "cluster"}
+        assert near.cluster_path["path"] == ("driver" if clustering == "anchored" else "rounds")
     finally:
         cache.release()

@@ -401,15 +401,34 @@ def _json_source(
     return _JsonSource(spark, pattern, plain, table.mapInArrow(_line_batches, _LINES_DDL), base)
 
 
+# at most this many uncompressed files have their first bytes checked by the driver itself
+# (a .gz file is decompressed whole to find damage: always in a Spark job)
+DRIVER_HEAD_CHECKS = 1024
+
+
 def _special_files(
     spark: SparkSession, files: Sequence[Listed]
 ) -> list[tuple[Listed, str | None, str | None, int]]:
     """The files of ``files`` Spark's JSON reader cannot read as they are: each with its
     encoding (None: UTF-8), its damage (None, ``"truncated"`` or ``"corrupt"``) and the
-    decompressed bytes before the damage; one Spark job (see :func:`_json_source`)."""
+    decompressed bytes before the damage; at most one Spark job (see :func:`_json_source`:
+    up to ``DRIVER_HEAD_CHECKS`` uncompressed files are checked by the driver)."""
     targets = sorted((f for f in files if f.length > 0), key=lambda f: (-_weight(f), f.uri))
-    if not targets:
-        return []
+    found: list[tuple[str, str | None, str | None, int]] = []
+    plain = [f.uri for f in targets if not f.uri.endswith(".gz")]
+    if len(plain) <= DRIVER_HEAD_CHECKS:  # 8 bytes of each: cheaper here than in a Spark job
+        found = _inspect_all(plain)
+        targets = [f for f in targets if f.uri.endswith(".gz")]
+    if targets:
+        found += _inspected_by_tasks(spark, targets)
+    by_uri = {uri: (encoding, damage, at) for uri, encoding, damage, at in found}
+    return [(f, *by_uri[f.uri]) for f in sorted(files, key=lambda f: f.uri) if f.uri in by_uri]
+
+
+def _inspected_by_tasks(
+    spark: SparkSession, targets: Sequence[Listed]
+) -> list[tuple[str, str | None, str | None, int]]:
+    """:func:`_inspect_all` of ``targets`` (heaviest first) in one Spark job of even tasks."""
     k = min(len(targets), 2 * max(1, spark.sparkContext.defaultParallelism))
     loads = [0] * k
     buckets: list[list[str]] = [[] for _ in range(k)]
@@ -417,9 +436,7 @@ def _special_files(
         task = loads.index(min(loads))
         loads[task] += _weight(f)
         buckets[task].append(f.uri)
-    found = spark.sparkContext.parallelize(buckets, k).flatMap(_inspect_all).collect()
-    by_uri = {uri: (encoding, damage, at) for uri, encoding, damage, at in found}
-    return [(f, *by_uri[f.uri]) for f in sorted(targets, key=lambda f: f.uri) if f.uri in by_uri]
+    return spark.sparkContext.parallelize(buckets, k).flatMap(_inspect_all).collect()
 
 
 def _weight(f: Listed) -> int:

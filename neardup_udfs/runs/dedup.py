@@ -38,20 +38,24 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import (
+    BAND_KEYS,
     DISTANCE,
     DOC_ID,
+    EMPTY_TEXT,
     EXACT_KEY,
+    FINGERPRINT,
     IS_REPRESENTATIVE,
     LEADER,
+    LENGTH,
     SEQ,
+    SIGNATURE,
     SIMILARITY,
     TEXT,
 )
 from neardup_udfs.session import cut
-from neardup_udfs.stages.exact import exact_groups
-from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.exact import led
+from neardup_udfs.stages.fingerprint import document_features
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
-from neardup_udfs.stages.normalize import is_empty, prepare
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
 
@@ -180,30 +184,24 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
 
-    prepared = prepare(good, pipeline)
-    if pipeline.normalization.active:
-        with clock.stage("normalize") as rows:
-            prepared = cache.keep(prepared)  # one action computes and counts it
-            empty = F.sum(is_empty(pipeline).cast("int"))
-            summary.empty = int(prepared.agg(F.coalesce(empty, F.lit(0))).collect()[0][0])
-            rows.rows_in, rows.rows_out = n_good, n_good - summary.empty
-
-    with clock.stage("exact") as rows:
-        members = cache.keep(exact_groups(prepared, pipeline))
-        leader_ids = members.where(F.col(DOC_ID) == F.col(LEADER)).select(DOC_ID)
-        leaders = prepared.join(leader_ids, DOC_ID, "left_semi").where(~is_empty(pipeline))
-        summary.exact_duplicates = n_good - leader_ids.count()  # computes and counts members
-        rows.rows_in, rows.rows_out = n_good, n_good - summary.exact_duplicates
-
-    with clock.stage("fingerprint") as rows:
-        sketches, n_sketched = cache.materialize(sketch(leaders, pipeline))
-        rows.rows_in, rows.rows_out = n_good - summary.exact_duplicates, n_sketched
+    with clock.stage("fingerprint") as rows:  # one pass over each text: keys and sketches
+        members = cache.keep(led(document_features(good, pipeline)))
+        lead = (F.col(DOC_ID) == F.col(LEADER)).cast("long")
+        tally = members.agg(F.sum(lead), F.sum(F.col(EMPTY_TEXT).cast("long"))).collect()[0]
+        n_leaders, summary.empty = int(tally[0] or 0), int(tally[1] or 0)
+        summary.exact_duplicates = n_good - n_leaders
+        n_sketched = n_leaders - summary.empty
+        rows.rows_in, rows.rows_out = n_good, n_sketched
+    value = FINGERPRINT if pipeline.kind == "simhash" else SIGNATURE
+    keyed = members.where((F.col(DOC_ID) == F.col(LEADER)) & ~F.col(EMPTY_TEXT))
+    keyed = keyed.select(DOC_ID, value, *([] if value == FINGERPRINT else [BAND_KEYS]))
+    sketches = keyed.select(DOC_ID, value)
 
     settings = near_settings(config, pipeline, against)
     near = NearDuplicates(
-        sketches, n_sketched, pipeline, settings, cache=cache, clock=clock, counts=summary
+        keyed, n_sketched, pipeline, settings, cache=cache, clock=clock, counts=summary
     )
-    verified = near.find(texts=leaders)
+    verified = near.find(texts=good.select(DOC_ID, TEXT), prepared=False)
 
     matches = None
     if against is not None:
@@ -226,10 +224,12 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
 
     bands = near.band_report()
     order = F.col(config.order_col) if config.order_col else F.lit(None)
-    info = good.select(
-        DOC_ID, F.octet_length(F.col(TEXT)).alias("__length"), order.alias("__order")
-    )
-    clustered = near.cluster(members.join(info, DOC_ID), matches)
+    info = members.select(DOC_ID, LEADER, EXACT_KEY, F.col(LENGTH).alias("__length"))
+    if config.order_col:
+        info = info.join(good.select(DOC_ID, order.alias("__order")), DOC_ID)
+    else:
+        info = info.withColumn("__order", order)
+    clustered = near.cluster(info, matches)
     clusters, n_clustered, histogram = clustered.clusters, clustered.rows, clustered.histogram
     summary.index_matches = clustered.indexed
 
@@ -256,7 +256,12 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     index_report = None
     if against is not None:
         index_report = _update_index(
-            config, against, (clusters, members, sketches), summary, clock, cache.keep
+            config,
+            against,
+            (clusters, members.select(DOC_ID, LEADER, EXACT_KEY), sketches),
+            summary,
+            clock,
+            cache.keep,
         )
 
     write_report(
@@ -270,6 +275,7 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         pages=[report_page(shown)],
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
+        cluster=near.cluster_path,
         bands=bands,
         **({"index": index_report} if index_report is not None else {}),
         hot_buckets=near.hot,

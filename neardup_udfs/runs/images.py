@@ -318,6 +318,7 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
         pages=[image_report_page(shown)],
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
+        cluster=near.cluster_path,
         hot_buckets=near.hot,
         hamming=near.settings.hamming_scheme().describe(),
         scores=scores,

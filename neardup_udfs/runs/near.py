@@ -17,6 +17,7 @@ from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache, StageClock
 from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
+from neardup_udfs.session import driver_edge_budget
 from neardup_udfs.stages.candidates import Candidates, first_band_counts, scored_candidates
 from neardup_udfs.stages.cluster import cluster
 from neardup_udfs.stages.verify import verify
@@ -51,7 +52,7 @@ class NearSettings:
     hot_bucket_size: int
     clustering: str
     max_rounds: int
-    max_driver_edges: int
+    max_driver_edges: int | None  # None: from spark.driver.memory (session.driver_edge_budget)
     rule: str  # the representative rule: min_id | earliest | longest
     floor: float  # connected clustering's chaining floor
     no_chaining: bool = False
@@ -80,8 +81,8 @@ class NearDuplicates:
     """The shared stages over one run's ``sketches`` (``doc_id`` and the pipeline's sketch
     column, one row per exact-duplicate group leader).
 
-    Call :meth:`find` (stages ``candidates`` and ``verify``), then optionally
-    :meth:`band_report` (stage ``bands``), then :meth:`cluster` (stage ``cluster``).
+    Call :meth:`find` (stage ``pairs``), then optionally :meth:`band_report`, then
+    :meth:`cluster` (stage ``cluster``).
     Counts land in ``counts``; every frame persisted goes to ``cache``.
     """
 
@@ -104,20 +105,41 @@ class NearDuplicates:
         self._pairs: DataFrame | None = None
         self.verified: DataFrame | None = None  # a, b, similarity | distance (+ band)
         self.edges: DataFrame | None = None  # the verified pairs as the outputs show them
+        self._bands: list[dict[str, Any]] | None = None
+        self.cluster_path: dict[str, Any] = {}  # report.json "cluster": how it was clustered
 
-    def find(self, texts: DataFrame | None = None) -> DataFrame:
+    def find(self, texts: DataFrame | None = None, *, prepared: bool = True) -> DataFrame:
         """The verified pairs, ``a, b`` and ``similarity`` or ``distance`` (``edges``),
-        persisted and counted. ``texts`` (``doc_id, text`` of the leaders): MinHash exact
-        checks need them."""
+        persisted and counted (stage ``pairs``: candidates, their scores and the checks of
+        unsure ones, counted per band in one Spark job). ``texts`` (``doc_id, text`` of the
+        leaders): MinHash exact checks need them (``prepared=False``: the input texts,
+        normalized where checked)."""
         s, counts, keep = self.settings, self.counts, self.cache.keep
-        with self.clock.stage("candidates") as rows:
+        with self.clock.stage("pairs") as rows:
             scheme = s.hamming_scheme() if self.pipeline.kind == "simhash" else None
             # every pair once, in the first band or table that produces it, with its score
             found = scored_candidates(
                 self.sketches, self.pipeline, s.hot_bucket_size, keep, scheme=scheme
             )
             self._found = found
-            self._pairs, counts.candidates = self.cache.materialize(found.pairs)
+            self._pairs = keep(found.pairs)
+            verified = verify(
+                self._pairs,
+                self.sketches,
+                self.pipeline,
+                k=s.max_distance,
+                threshold=s.threshold,
+                verification=s.verification,
+                texts=texts,
+                prepared=prepared,
+                keep=keep,
+            )
+            self.verified = keep(verified)
+            per_band = first_band_counts(self._pairs, self.verified)  # computes both
+            self._bands = [r.asDict() for r in per_band.orderBy(BAND).collect()]
+            counts.candidates = sum(int(r["candidates"]) for r in self._bands)
+            counts.verified = sum(int(r["verified"]) for r in self._bands)
+            self.edges = verified.drop(BAND) if BAND in verified.columns else verified
             largest = found.hot_buckets.orderBy(F.col("size").desc(), BAND, "key")
             hot = largest.limit(HOT_BUCKETS_LISTED).collect()
             counts.hot_buckets = (
@@ -127,30 +149,14 @@ class NearDuplicates:
                 {"band": r[BAND], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
                 for r in hot
             ]
-            rows.rows_in, rows.rows_out = self.n_sketched, counts.candidates
-        with self.clock.stage("verify") as rows:
-            verified = verify(
-                self._pairs,
-                self.sketches,
-                self.pipeline,
-                k=s.max_distance,
-                threshold=s.threshold,
-                verification=s.verification,
-                texts=texts,
-                keep=keep,
-            )
-            self.verified, counts.verified = self.cache.materialize(verified)
-            self.edges = verified.drop(BAND) if BAND in verified.columns else verified
-            rows.rows_in, rows.rows_out = counts.candidates, counts.verified
+            rows.rows_in, rows.rows_out = self.n_sketched, counts.verified
         return self.edges
 
     def band_report(self) -> list[dict[str, Any]]:
         """``band, candidates, verified`` per band (SimHash, pHash: table) that produced a
-        pair (stage ``bands``); each pair counts in the first band that produced it."""
-        assert self._pairs is not None and self.verified is not None
-        with self.clock.stage("bands"):
-            per_band = first_band_counts(self._pairs, self.verified)
-            return [r.asDict() for r in per_band.orderBy(BAND).collect()]  # <= bands rows
+        pair; each pair counts in the first band that produced it (counted by :meth:`find`)."""
+        assert self._bands is not None, "find() first"
+        return self._bands
 
     def cluster(self, members: DataFrame, matches: DataFrame | None = None) -> Clusters:
         """One row per member document (stage ``cluster``): ``members`` is ``doc_id,
@@ -158,6 +164,11 @@ class NearDuplicates:
         an indexed document. Sets the cluster counts."""
         assert self.edges is not None, "find() first"
         s, counts = self.settings, self.counts
+        budget, source = (
+            (s.max_driver_edges, "max_driver_edges")
+            if s.max_driver_edges is not None
+            else driver_edge_budget(members.sparkSession)
+        )
         with self.clock.stage("cluster") as rows:
             clustered = cluster(
                 members,
@@ -167,7 +178,8 @@ class NearDuplicates:
                 rule=s.rule,
                 clustering=s.clustering,
                 max_rounds=s.max_rounds,
-                max_driver_edges=s.max_driver_edges,
+                max_driver_edges=budget,
+                edge_count=counts.verified,
                 floor=s.floor,
                 no_chaining=s.no_chaining,
                 matches=matches,
@@ -179,8 +191,30 @@ class NearDuplicates:
             counts.clusters = sum(c for size, c in histogram.items() if size > 1)
             counts.rounds, counts.driver_edges = clustered.rounds, clustered.driver_edges
             counts.chained = clustered.chained
+            self.cluster_path = _cluster_path(s.clustering, clustered.rounds, budget, source)
             rows.rows_in, rows.rows_out = counts.verified, kept
         return Clusters(clusters, n, indexed, histogram)
+
+
+def _cluster_path(clustering: str, rounds: int, budget: int, source: str) -> dict[str, Any]:
+    """What report.json says of the cluster stage: which path ran and why."""
+    if clustering != "anchored":
+        return {"clustering": clustering, "path": "rounds", "rounds": rounds}
+    path = "driver" if rounds == 0 else "rounds, then the driver"
+    why = (
+        "the verified graph fits the driver's edge budget"
+        if rounds == 0
+        else "the verified graph exceeds the driver's edge budget: parallel rounds until the "
+        "undecided remainder fits"
+    )
+    return {
+        "clustering": clustering,
+        "path": path,
+        "why": why,
+        "rounds": rounds,
+        "driver_edge_budget": budget,
+        "budget_from": source,
+    }
 
 
 def _cluster_tally(clusters: DataFrame) -> tuple[int, int, int, dict[int, int]]:

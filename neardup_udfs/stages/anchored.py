@@ -121,13 +121,16 @@ def _long_frame(spark: SparkSession, columns: dict[str, Any]) -> DataFrame:
     return spark.createDataFrame(pa.table(columns))
 
 
-def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> DataFrame:
-    """The assignment (``node, rep, <score>``, ordinals) of the whole graph (``lo, hi,
-    <score>``, small enough to collect) computed on the driver: the same representatives and
-    choices as the rounds."""
-    import pyarrow as pa
-
-    lo, hi, values = _arrays(graph, "lo", "hi", score)
+def _driver_pass(
+    lo: npt.NDArray[np.int64],
+    hi: npt.NDArray[np.int64],
+    values: npt.NDArray[Any],
+    higher_is_closer: bool,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[Any]]:
+    """The assignment of a whole graph on the driver: ``node, rep, value`` arrays (nodes as
+    given: ordinals, smaller first in the rule's order; one row per node, a kept node is its
+    own rep with its own value), the same representatives and choices as the rounds. Edges
+    may repeat (the closest value counts)."""
     nodes, li, hi_i = _positions(lo, hi)
     keep = greedy_keep(len(nodes), li, hi_i)
     if (keep[li] & keep[hi_i]).any():
@@ -144,19 +147,71 @@ def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> Da
     chosen = pick[first]
     if len(chosen) != int((~keep).sum()):
         raise AnchoredInconsistent("a removed node has no adjacent representative")
-    kind = graph.schema[score].dataType
     own = 1.0 if higher_is_closer else 0
     kept = nodes[keep]
-    arrow = pa.float64() if higher_is_closer else pa.int32()
-    table = pa.table(
-        {
-            "node": np.concatenate([kept, nodes[node[chosen]]]),
-            "rep": np.concatenate([kept, nodes[rep[chosen]]]),
-            score: pa.array(np.concatenate([np.full(len(kept), own), value[chosen]]), arrow),
-        }
+    return (
+        np.concatenate([kept, nodes[node[chosen]]]),
+        np.concatenate([kept, nodes[rep[chosen]]]),
+        np.concatenate([np.full(len(kept), own, dtype=values.dtype), value[chosen]]),
     )
+
+
+def _score_array(values: npt.NDArray[Any], higher_is_closer: bool) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values, pa.float64() if higher_is_closer else pa.int32())
+
+
+def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> DataFrame:
+    """The assignment (``node, rep, <score>``, ordinals) of the whole graph (``lo, hi,
+    <score>``, small enough to collect) computed on the driver (:func:`_driver_pass`)."""
+    import pyarrow as pa
+
+    lo, hi, values = _arrays(graph, "lo", "hi", score)
+    node, rep, value = _driver_pass(lo, hi, values, higher_is_closer)
+    table = pa.table({"node": node, "rep": rep, score: _score_array(value, higher_is_closer)})
     out = graph.sparkSession.createDataFrame(table)
-    return out.select("node", "rep", F.col(score).cast(kind))
+    return out.select("node", "rep", F.col(score).cast(graph.schema[score].dataType))
+
+
+def _named_on_driver(
+    raw: DataFrame, ranks: DataFrame, score: str, higher_is_closer: bool
+) -> DataFrame:
+    """The assignment (``node, rep, <score>``, ids) of the edges ``raw`` (``a, b,
+    <score>``, string ids, no self-loop), computed on the driver from two collects: the
+    edges' nodes in the rule's order, and the edges. ValueError names an edge with a node
+    without a rank."""
+    import pandas as pd
+    import pyarrow as pa
+
+    key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
+    ends = raw.select(F.col("a").alias("node")).unionByName(raw.select(F.col("b").alias("node")))
+    placed = ends.distinct().join(key, "node", "left")
+    ordered = placed.orderBy(F.col("rank").asc_nulls_first(), F.col("node"))
+    table = ordered.select("node", F.col("rank").isNotNull().alias("ranked")).toArrow()
+    names = table.column("node").to_numpy(zero_copy_only=False)
+    if len(names) and not table.column("ranked")[0].as_py():
+        _unranked(raw, names[0])
+    a, b, values = _arrays(raw, "a", "b", score)
+    where = pd.Index(names)
+    oa, ob = where.get_indexer(a), where.get_indexer(b)
+    lo, hi = np.minimum(oa, ob).astype(np.int64), np.maximum(oa, ob).astype(np.int64)
+    node, rep, value = _driver_pass(lo, hi, values, higher_is_closer)
+    out = pa.table(
+        {"node": names[node], "rep": names[rep], score: _score_array(value, higher_is_closer)}
+    )
+    kind = raw.schema[score].dataType
+    return raw.sparkSession.createDataFrame(out).select(
+        F.col("node").cast("string"), F.col("rep").cast("string"), F.col(score).cast(kind)
+    )
+
+
+def _unranked(raw: DataFrame, n: str) -> None:
+    """Raise the ValueError naming an edge of ``raw`` with the node ``n``, which has no rank."""
+    edge = raw.where((F.col("a") == n) | (F.col("b") == n)).first()
+    assert edge is not None  # every node of ``order`` is an end of an edge
+    lo, hi = sorted((edge.a, edge.b))
+    raise ValueError(f"edge ({lo!r}, {hi!r}): node {n!r} is without a rank")
 
 
 def anchored_representatives(
@@ -168,6 +223,7 @@ def anchored_representatives(
     max_rounds: int = 50,
     max_driver_edges: int = 200_000,
     fixed: DataFrame | None = None,
+    edge_count: int | None = None,
 ) -> Anchored:
     """Each node's representative: a greedy maximal independent set of ``edges`` in rank
     order, and every other node assigned to its closest adjacent representative.
@@ -185,6 +241,9 @@ def anchored_representatives(
         fixed: ``node, rep, <score>``: nodes removed before the first round in favour of
             representatives outside ``edges`` (an index's documents); they never become
             representatives, and their edges play no part.
+        edge_count: at least the number of ``edges`` rows, when the caller knows it: at most
+            ``max_driver_edges`` sends the whole graph to the driver with no count and no
+            Spark round (``driver_edges`` is then this count).
 
     Returns:
         ``assignment``: ``node, rep, <score>`` for every node of ``edges`` and ``fixed``.
@@ -215,15 +274,15 @@ def anchored_representatives(
         gone = fixed.select(F.col("node").cast("string").alias("node"))
         raw = raw.join(gone.withColumnRenamed("node", "a"), "a", "left_anti")
         raw = raw.join(gone.withColumnRenamed("node", "b"), "b", "left_anti")
+    if edge_count is not None and edge_count <= max_driver_edges:  # no Spark round needed
+        named = _named_on_driver(raw, ranks, score, higher_is_closer)
+        kind = raw.schema[score].dataType
+        return Anchored(_with_fixed(named, fixed, kind), 0, edge_count)
     ends = raw.select(F.col("a").alias("node")).unionByName(raw.select(F.col("b").alias("node")))
     order = _ordinals(ends, ranks)
     unranked = order.where(~F.col("ranked")).select("node").first()
     if unranked is not None:
-        n = unranked.node
-        edge = raw.where((F.col("a") == n) | (F.col("b") == n)).first()
-        assert edge is not None  # every node of ``order`` is an end of an edge
-        lo, hi = sorted((edge.a, edge.b))
-        raise ValueError(f"edge ({lo!r}, {hi!r}): node {n!r} is without a rank")
+        _unranked(raw, unranked.node)
     oa = order.select(F.col("node").alias("a"), F.col("o").alias("oa"))
     ob = order.select(F.col("node").alias("b"), F.col("o").alias("ob"))
     mapped = raw.join(oa, "a").join(ob, "b")

@@ -12,6 +12,7 @@ from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND,
+    BAND_KEYS,
     CHUNK,
     DISTANCE,
     DOC_ID,
@@ -93,7 +94,11 @@ def band_keys(
         # such documents get no band keys and can only be exact duplicates.
         empty = F.forall(F.col(SIGNATURE), lambda x: x == F.lit(-1))
         sketches = sketches.where(~empty)
-        keys = band_keys_udf(pipeline)(F.col(SIGNATURE))
+        keys = (
+            F.col(BAND_KEYS)  # computed with the signature (stages.fingerprint)
+            if BAND_KEYS in sketches.columns
+            else band_keys_udf(pipeline)(F.col(SIGNATURE))
+        )
     return sketches.select(DOC_ID, F.posexplode(keys).alias(BAND, KEY))
 
 

@@ -58,6 +58,7 @@ def cluster(
     floor: float,
     no_chaining: bool = False,
     matches: DataFrame | None = None,
+    edge_count: int | None = None,
 ) -> Clustered:
     """One row per member: its cluster (named by the kept document's id) and its score.
 
@@ -73,6 +74,8 @@ def cluster(
         floor, no_chaining: connected only, see ``select_representatives``.
         matches: ``doc_id`` (a leader), ``indexed_id`` and the score: leaders verified near
             an indexed document, which represents them (``indexed_id`` column added).
+        edge_count: at least the rows of ``verified``, when known (anchored: at most
+            ``max_driver_edges`` clusters on the driver with no count, no round).
 
     Notes:
         Anchored: a group's members share its fate; the group's kept member is its first
@@ -115,6 +118,7 @@ def cluster(
         max_rounds=max_rounds,
         max_driver_edges=max_driver_edges,
         fixed=fixed,
+        edge_count=edge_count,
     )
     own = F.lit(0 if kind == "simhash" else 1.0)
     assigned = first.join(

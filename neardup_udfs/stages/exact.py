@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import xxhash
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from neardup_udfs.presets import Pipeline
-from neardup_udfs.schemas import DOC_ID, EXACT_KEY, LEADER, TEXT
+from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
+from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LEADER, TEXT
 from neardup_udfs.stages.normalize import is_empty
 from neardup_udfs.udfs import exact_key_udf
 
-__all__ = ["NO_TOKENS_KEY", "exact_groups", "exact_keys"]
+__all__ = ["NO_TOKENS_KEY", "exact_groups", "exact_keys", "led"]
 
-# Pipeline.exact_keys of an empty canonical form: a text without a token (ditto: nothing but
-# whitespace). Every such text has it, whatever it holds, so the stage never uses it as a key.
-NO_TOKENS_KEY = xxhash.xxh3_128_hexdigest(b"")
 _EMPTY = "__empty"
 
 
@@ -71,3 +67,17 @@ def exact_groups(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
     group = Window.partitionBy(EXACT_KEY)
     leader = F.when(F.col(_EMPTY), F.col(DOC_ID)).otherwise(F.min(DOC_ID).over(group))
     return keyed.select(DOC_ID, leader.alias(LEADER), EXACT_KEY)
+
+
+def led(features: DataFrame) -> DataFrame:
+    """``features`` (``stages.fingerprint.document_features``) with ``leader``: the
+    smallest ``doc_id`` of the row's exact-duplicate group (equal ``exact_key``), or the
+    row's own id when normalization left it no text (``empty_text``).
+
+    Notes:
+        The groups of :func:`exact_groups`, from keys already computed: one shuffle of the
+        small feature rows, linear in a group's size.
+    """
+    group = Window.partitionBy(EXACT_KEY)
+    leader = F.when(F.col(EMPTY_TEXT), F.col(DOC_ID)).otherwise(F.min(DOC_ID).over(group))
+    return features.select("*", leader.alias(LEADER))

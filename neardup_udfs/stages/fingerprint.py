@@ -9,18 +9,22 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
+    BAND_KEYS,
     DOC_ID,
+    EMPTY_TEXT,
+    EXACT_KEY,
     FINGERPRINT,
     FINGERPRINT_HEX,
+    LENGTH,
     PIPELINE,
     REASON,
     SIGNATURE,
     TEXT,
 )
 from neardup_udfs.stages.normalize import prepare
-from neardup_udfs.udfs import fingerprint_udf, signature_udf
+from neardup_udfs.udfs import document_features_fn, fingerprint_udf, signature_udf
 
-__all__ = ["Fingerprinted", "fingerprint", "sketch", "to_hex"]
+__all__ = ["Fingerprinted", "document_features", "fingerprint", "sketch", "to_hex"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +71,24 @@ def sketch(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
     if pipeline.kind == "simhash":
         return docs.select(DOC_ID, fingerprint_udf(pipeline)(F.col(TEXT)).alias(FINGERPRINT))
     return docs.select(DOC_ID, signature_udf(pipeline)(F.col(TEXT)).alias(SIGNATURE))
+
+
+def document_features(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
+    """``doc_id, exact_key, empty_text, length`` and the pipeline's sketch (``fingerprint``
+    bigint, or ``signature`` and its LSH ``band_keys``, arrays) of every row of ``docs``
+    (``doc_id, text``, no null text), from one pass over each text
+    (``udfs.document_features_fn``).
+
+    Notes:
+        ``exact_key`` and the sketch are those of ``stages.exact.exact_keys`` and
+        :func:`sketch` on the prepared text (``stages.normalize.prepare``); ``empty_text``
+        is ``stages.normalize.is_empty`` of it (its key is null); ``length`` is the input
+        text's UTF-8 bytes. The normalized text is never returned.
+    """
+    value = (
+        f"{FINGERPRINT} bigint"
+        if pipeline.kind == "simhash"
+        else f"{SIGNATURE} array<bigint>, {BAND_KEYS} array<bigint>"
+    )
+    schema = f"{DOC_ID} string, {EXACT_KEY} string, {EMPTY_TEXT} boolean, {LENGTH} bigint, {value}"
+    return docs.select(DOC_ID, TEXT).mapInArrow(document_features_fn(pipeline), schema)

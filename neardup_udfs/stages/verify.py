@@ -59,6 +59,7 @@ def verify(
     threshold: float,
     verification: str,
     texts: DataFrame | None = None,
+    prepared: bool = True,
     keep: Callable[[DataFrame], DataFrame] = lambda df: df,
 ) -> DataFrame:
     """Verified edges: ``a, b`` and ``distance`` (SimHash) or ``similarity`` (MinHash, with
@@ -70,7 +71,9 @@ def verify(
         are not joined to the fingerprints again.
         MinHash pairs are kept when the Jaccard similarity is >= threshold: estimated from
         the signatures (``estimate``), computed exactly on the word-shingle sets of both
-        texts (``exact``, which needs ``texts``: ``doc_id, text``), or ``hybrid``: the
+        texts (``exact``, which needs ``texts``: ``doc_id, text``, the prepared text of
+        ``stages.normalize.prepare``, or with ``prepared=False`` the input text, normalized
+        where it is checked), or ``hybrid``: the
         estimate decides when it is more than :func:`estimate_margin` (4 standard
         deviations) away from the threshold, the exact Jaccard otherwise. Hybrid keeps the
         estimate's similarity for the pairs it decided; a wrong decision needs a 4-sigma
@@ -91,7 +94,7 @@ def verify(
         raise ValueError(f"{verification} verification needs the texts")
     carry = [BAND] if BAND in pairs.columns else []
     if verification == "exact":
-        return _exact(pairs, pipeline, threshold, texts, carry)
+        return _exact(pairs, pipeline, threshold, texts, carry, prepared)
     if SIMILARITY in pairs.columns:  # scored where they were found (scored_candidates)
         estimated = pairs
     else:
@@ -106,7 +109,7 @@ def verify(
     sure = estimated.where(F.col(SIMILARITY) >= threshold + margin).select(*edges)
     near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
     unsure = estimated.where(near)
-    return sure.unionByName(_exact(unsure, pipeline, threshold, texts, carry))
+    return sure.unionByName(_exact(unsure, pipeline, threshold, texts, carry, prepared))
 
 
 def _exact(
@@ -115,6 +118,7 @@ def _exact(
     threshold: float,
     texts: DataFrame | None,
     carry: list[str],
+    prepared: bool,
 ) -> DataFrame:
     """``a, b, *carry, similarity`` of the ``pairs`` whose exact Jaccard is >= threshold.
     Pairs are checked in groups: the bucket that found them when they carry
@@ -137,5 +141,5 @@ def _exact(
             StructField(SIMILARITY, DoubleType(), False),
         ]
     )
-    scored = groups.mapInArrow(grouped_jaccard_fn(pipeline, carry), schema)
+    scored = groups.mapInArrow(grouped_jaccard_fn(pipeline, carry, prepared=prepared), schema)
     return scored.where(F.col(SIMILARITY) >= threshold)
