@@ -116,7 +116,9 @@ test: $(STAMP)
 	@# numba compiles the kernels on one core while the linters run on the other
 	$(BIN)/python tests/warm_kernels.py & warm=$$!; \
 		$(MAKE) --no-print-directory lint; lint=$$?; wait $$warm && test $$lint = 0
-	$(BIN)/python -m pytest -q -m "not e2e"
+	@# two pytest workers, each with its own local[2] session: the tier waits on Spark's fixed
+	@# cost more than it computes, so two JVMs overlap their waits (docs/design-notes.md)
+	$(BIN)/python -m pytest -q -m "not e2e" -n 2 --dist worksteal
 
 ## make test-fast: every test that needs no JVM (kernels, config, flags, CLI, README, layout)
 test-fast: $(STAMP)

@@ -161,18 +161,19 @@ def test_same_result_whatever_the_partitioning(spark) -> None:  # type: ignore[n
             assert _run(spark, edges, rank, max_driver_edges=0)[1] == want
 
 
-@settings(
+SMALL_SPARK_EXAMPLES = settings(
     max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from([0.7, 0.8, 0.9])),
-        max_size=60,
-    ),
-    st.lists(st.integers(0, 4), min_size=31, max_size=31),
-    st.integers(1, 4),
-    st.sampled_from([0, 4, 10_000]),
+# up to 60 edges (duplicates and self-loops among them) over 31 nodes, and each node's rank
+RAW_EDGES = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from([0.7, 0.8, 0.9])),
+    max_size=60,
 )
+RANKS = st.lists(st.integers(0, 4), min_size=31, max_size=31)
+
+
+@SMALL_SPARK_EXAMPLES
+@given(RAW_EDGES, RANKS, st.integers(1, 4), st.sampled_from([0, 4, 10_000]))
 def test_hypothesis_graphs_with_a_round_limit(spark, raw, ranks, max_rounds, to_driver) -> None:  # type: ignore[no-untyped-def]
     """Any round limit and driver limit: the oracle's result, or the error naming both."""
     edges = [(f"n{a:02d}", f"n{b:02d}", s) for a, b, s in raw]
@@ -185,16 +186,8 @@ def test_hypothesis_graphs_with_a_round_limit(spark, raw, ranks, max_rounds, to_
     assert table == oracle(edges, rank)
 
 
-@settings(
-    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from([0.7, 0.8, 0.9])),
-        max_size=60,
-    ),
-    st.lists(st.integers(0, 4), min_size=31, max_size=31),
-)
+@SMALL_SPARK_EXAMPLES
+@given(RAW_EDGES, RANKS)
 def test_a_graph_known_to_fit_is_settled_on_the_driver(spark, raw, ranks) -> None:  # type: ignore[no-untyped-def]
     """``edge_count`` within ``max_driver_edges``: no round and no count, the whole graph
     collected once (``driver_edges`` is the count given), and the oracle's result, duplicate

@@ -114,12 +114,16 @@ TOKEN_LESS = [
     ("arrows-2", "\u2192 \u2190 \u2194 \u2713"),  # byte-identical to arrows-1
 ]
 WORDED = [("story-1", "The harbour storm closed the bridge."), ("story-2", "the harbour storm")]
+TEXT_PRESETS = ["semblance", "semblance-simhash", "ditto/2", "fingerprint", "anchor"]
 
 
-@pytest.mark.parametrize("normalize", ["web", "none"])
-@pytest.mark.parametrize(
-    "preset", ["semblance", "semblance-simhash", "ditto/2", "fingerprint", "anchor"]
-)
+def every_text_pipeline(test: Any) -> Any:
+    """Parametrize ``test`` over every text preset, with and without web normalization."""
+    by_normalize = pytest.mark.parametrize("normalize", ["web", "none"])
+    return by_normalize(pytest.mark.parametrize("preset", TEXT_PRESETS)(test))
+
+
+@every_text_pipeline
 def test_token_less_texts_are_exact_duplicates_only_of_the_same_text(
     spark, preset: str, normalize: str
 ) -> None:  # type: ignore[no-untyped-def]
@@ -153,10 +157,7 @@ FEATURE_TEXTS = [
 ]
 
 
-@pytest.mark.parametrize("normalize", ["web", "none"])
-@pytest.mark.parametrize(
-    "preset", ["semblance", "semblance-simhash", "ditto/2", "fingerprint", "anchor"]
-)
+@every_text_pipeline
 def test_one_pass_features_equal_the_stages_they_replace(
     spark, preset: str, normalize: str
 ) -> None:  # type: ignore[no-untyped-def]

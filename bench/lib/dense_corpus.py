@@ -229,23 +229,40 @@ def dense_corpus(n: int, seed: int = SEED) -> tuple[Docs, np.ndarray, dict[str, 
     return docs, fam, stats
 
 
-def load_or_build(n: int, seed: int) -> Corpus:
-    path = WORK / f"corpus-{n}.jsonl"
+def reused(path: Path, want: dict[str, Any]) -> tuple[Docs, dict[str, Any]] | None:
+    """The documents and meta of the corpus at ``path`` when its ``.meta.json`` records the
+    parameters ``want``; None when it must be built."""
     meta_path = path.with_suffix(".meta.json")
-    want = params(n, seed)
-    if path.exists() and meta_path.exists():
-        meta = json.loads(meta_path.read_text("utf-8"))
-        if meta.get("params") == want:
-            with open(path, encoding="utf-8") as fh:
-                docs = [(r["doc_id"], r["text"]) for r in map(json.loads, fh)]
-            log(f"corpus reused: {path} ({len(docs)} docs)")
-            return Corpus(path, docs, np.asarray(meta["family"], dtype=np.int64), meta)
-    started = time.perf_counter()
-    docs, fam, stats = dense_corpus(n, seed)
+    if not (path.exists() and meta_path.exists()):
+        return None
+    meta = json.loads(meta_path.read_text("utf-8"))
+    if meta.get("params") != want:
+        return None
+    with open(path, encoding="utf-8") as fh:
+        docs = [(r["doc_id"], r["text"]) for r in map(json.loads, fh)]
+    log(f"corpus reused: {path} ({len(docs)} docs)")
+    return docs, meta
+
+
+def write_jsonl(path: Path, docs: Docs) -> None:
+    """``docs`` as JSON lines ``{"doc_id", "text"}`` at ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
         for doc_id, text in docs:
             fh.write(json.dumps({"doc_id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+
+
+def load_or_build(n: int, seed: int) -> Corpus:
+    path = WORK / f"corpus-{n}.jsonl"
+    meta_path = path.with_suffix(".meta.json")
+    want = params(n, seed)
+    found = reused(path, want)
+    if found is not None:
+        docs, meta = found
+        return Corpus(path, docs, np.asarray(meta["family"], dtype=np.int64), meta)
+    started = time.perf_counter()
+    docs, fam, stats = dense_corpus(n, seed)
+    write_jsonl(path, docs)
     seconds = round(time.perf_counter() - started, 1)
     meta = {"params": want, "build_seconds": seconds, **stats, "family": fam.tolist()}
     meta_path.write_text(json.dumps(meta), "utf-8")

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from lib.corpora import DEBIAN_COPYRIGHT, FORTUNES, MANPAGES, Docs
-from lib.dense_corpus import Corpus
+from lib.dense_corpus import Corpus, reused, write_jsonl
 from lib.processes import log
 from lib.project import ROOT
 
@@ -228,19 +228,13 @@ def load_or_build(path: Path = PATH) -> Corpus:
     numbers every text on its own (``meta["families"]`` is None)."""
     meta_path = path.with_suffix(".meta.json")
     want = params()
-    if path.exists() and meta_path.exists():
-        meta = json.loads(meta_path.read_text("utf-8"))
-        if meta.get("params") == want:
-            with open(path, encoding="utf-8") as fh:
-                docs = [(r["doc_id"], r["text"]) for r in map(json.loads, fh)]
-            log(f"short corpus reused: {path} ({len(docs)} docs)")
-            return Corpus(path, docs, np.arange(len(docs), dtype=np.int64), meta)
+    found = reused(path, want)
+    if found is not None:
+        docs, meta = found
+        return Corpus(path, docs, np.arange(len(docs), dtype=np.int64), meta)
     started = time.perf_counter()
     docs, stats = short_corpus()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        for doc_id, text in docs:
-            fh.write(json.dumps({"doc_id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+    write_jsonl(path, docs)
     seconds = round(time.perf_counter() - started, 1)
     meta = {
         "params": want,
