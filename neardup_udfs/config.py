@@ -201,7 +201,8 @@ class ClusterConfig(Settings):
         "the driver finishes them",
         unit="edges",
         minimum=0,
-        unset="`spark.driver.memory` / 64 bytes (33,554,432 at 2g)",
+        unset="the smaller of `spark.driver.memory` / 256 bytes and "
+        "`spark.driver.maxResultSize` / 128 bytes (8,388,608 at 2g)",
     )
 
 

@@ -20,6 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 __all__ = [
     "ADAPTIVE",
     "BYTES_PER_DRIVER_EDGE",
+    "BYTES_PER_RESULT_EDGE",
     "driver_edge_budget",
     "BYTES_PER_PARTITION",
     "JobCount",
@@ -54,27 +55,45 @@ def _chosen_by_user(spark: SparkSession, key: str = SHUFFLE_PARTITIONS) -> bool:
     return spark.conf.get(key) != default  # spark.conf.set at runtime
 
 
-# what an edge costs the driver's Python when a graph is finished there: 16 bytes collected
-# through Arrow (two longs or two short ids' offsets, a score), and room for the sort and the
-# greedy pass's arrays
-BYTES_PER_DRIVER_EDGE = 64
+# What an edge costs the driver when a graph is finished there. The edges are collected with
+# their string ids through Arrow (about 80 bytes an edge for ids of 30 characters) into the
+# driver JVM and then the Python driver, which builds the sort's and the greedy pass's arrays
+# beside them: 256 bytes of spark.driver.memory an edge, and 128 bytes of
+# spark.driver.maxResultSize (Spark fails a collect larger than that).
+BYTES_PER_DRIVER_EDGE = 256
+BYTES_PER_RESULT_EDGE = 128
 _UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def _bytes(spark: SparkSession, key: str, default: str) -> tuple[int, str]:
+    """``key``'s size in bytes as Spark reads it (a bare number: MiB) and the text given;
+    the default's when unset or unreadable."""
+    given = spark.conf.get(key, None) or default
+    text = given.strip().lower().rstrip("b")
+    unit = _UNITS.get(text[-1:], None)
+    try:
+        return (int(text[:-1]) * unit if unit else int(text) * (1 << 20)), given
+    except ValueError:
+        return _bytes_of(default), f"{default} (unreadable {given!r})"
+
+
+def _bytes_of(text: str) -> int:
+    return int(text[:-1]) * _UNITS[text[-1]]
 
 
 def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:
     """The most edges a run's driver takes whole (anchored clustering's
-    ``max_driver_edges`` when it is unset), and where the figure comes from:
-    ``spark.driver.memory`` (Spark's default 1g when unset) / :data:`BYTES_PER_DRIVER_EDGE`."""
-    given = spark.conf.get("spark.driver.memory", None) or "1g"
-    text = given.strip().lower().rstrip("b")
-    unit = _UNITS.get(text[-1:], None)
-    try:
-        memory = int(text[:-1]) * unit if unit else int(text) * (1 << 20)  # bare: MiB
-    except ValueError:
-        memory, given = 1 << 30, f"1g (unreadable {given!r})"
-    return memory // BYTES_PER_DRIVER_EDGE, (
-        f"spark.driver.memory {given} / {BYTES_PER_DRIVER_EDGE} bytes an edge"
-    )
+    ``max_driver_edges`` when it is unset), and where the figure comes from: the smaller of
+    ``spark.driver.memory`` (default 1g) / :data:`BYTES_PER_DRIVER_EDGE` and
+    ``spark.driver.maxResultSize`` (default 1g; 0 is no limit) / :data:`BYTES_PER_RESULT_EDGE`."""
+    memory, given = _bytes(spark, "spark.driver.memory", "1g")
+    budget = memory // BYTES_PER_DRIVER_EDGE
+    source = f"spark.driver.memory {given} / {BYTES_PER_DRIVER_EDGE} bytes an edge"
+    results, limit = _bytes(spark, "spark.driver.maxResultSize", "1g")
+    if results > 0 and results // BYTES_PER_RESULT_EDGE < budget:
+        budget = results // BYTES_PER_RESULT_EDGE
+        source = f"spark.driver.maxResultSize {limit} / {BYTES_PER_RESULT_EDGE} bytes an edge"
+    return budget, source
 
 
 def local_session(app: str, conf: Mapping[str, str], master: str = "local[2]") -> SparkSession:

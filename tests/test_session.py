@@ -135,24 +135,30 @@ class _Conf:
 
 
 @pytest.mark.parametrize(
-    ("memory", "edges"),
+    ("settings", "edges", "source"),
     [
-        (None, (1 << 30) // 64),  # Spark's default driver memory
-        ("2g", (2 << 30) // 64),
-        ("512m", (512 << 20) // 64),
-        ("1024", (1024 << 20) // 64),  # a bare number is MiB, as Spark reads it
-        ("1t", (1 << 40) // 64),
-        ("lots", (1 << 30) // 64),  # unreadable: the default, and the reason says so
+        ({}, (1 << 30) // 256, "memory 1g"),  # Spark's defaults: 1g each
+        ({"spark.driver.memory": "2g"}, (2 << 30) // 256, "memory 2g"),  # = 1g / 128
+        ({"spark.driver.memory": "512m"}, (512 << 20) // 256, "memory 512m"),
+        ({"spark.driver.memory": "1024"}, (1024 << 20) // 256, "memory 1024"),  # bare: MiB
+        ({"spark.driver.memory": "16g"}, (1 << 30) // 128, "maxResultSize 1g"),
+        (
+            {"spark.driver.memory": "16g", "spark.driver.maxResultSize": "0"},
+            (16 << 30) // 256,
+            "memory 16g",
+        ),  # 0: no result limit
+        ({"spark.driver.memory": "lots"}, (1 << 30) // 256, "memory 1g (unreadable 'lots')"),
     ],
 )
-def test_driver_edge_budget_follows_the_driver_memory(memory: str | None, edges: int) -> None:
+def test_driver_edge_budget_follows_the_driver_memory(
+    settings: dict[str, str], edges: int, source: str
+) -> None:
+    """The smaller of the driver's memory / 256 bytes and its result limit / 128 bytes."""
     from types import SimpleNamespace
 
-    values = {} if memory is None else {"spark.driver.memory": memory}
-    budget, source = session.driver_edge_budget(SimpleNamespace(conf=_Conf(values)))  # type: ignore[arg-type]
+    budget, said = session.driver_edge_budget(SimpleNamespace(conf=_Conf(settings)))  # type: ignore[arg-type]
     assert budget == edges
-    assert source.startswith("spark.driver.memory") and "64 bytes an edge" in source
-    assert ("unreadable" in source) == (memory == "lots")
+    assert said == f"spark.driver.{source} / {256 if 'memory' in source else 128} bytes an edge"
 
 
 def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
