@@ -185,16 +185,20 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         rows.rows_in, rows.rows_out = summary.input, n_good
 
     with clock.stage("fingerprint") as rows:  # one pass over each text: keys and sketches
-        members = cache.keep(led(document_features(good, pipeline)))
+        value = FINGERPRINT if pipeline.kind == "simhash" else SIGNATURE
+        sketched = [value] if value == FINGERPRINT else [value, BAND_KEYS]
+        grouped = led(document_features(good, pipeline))
+        # only a leader's sketch is ever read: the copies' are dropped before the persist
+        leads = (F.col(DOC_ID) == F.col(LEADER)) & ~F.col(EMPTY_TEXT)
+        slim = [F.when(leads, F.col(c)).alias(c) if c in sketched else c for c in grouped.columns]
+        members = cache.keep(grouped.select(*slim))
         lead = (F.col(DOC_ID) == F.col(LEADER)).cast("long")
         tally = members.agg(F.sum(lead), F.sum(F.col(EMPTY_TEXT).cast("long"))).collect()[0]
         n_leaders, summary.empty = int(tally[0] or 0), int(tally[1] or 0)
         summary.exact_duplicates = n_good - n_leaders
         n_sketched = n_leaders - summary.empty
         rows.rows_in, rows.rows_out = n_good, n_sketched
-    value = FINGERPRINT if pipeline.kind == "simhash" else SIGNATURE
-    keyed = members.where((F.col(DOC_ID) == F.col(LEADER)) & ~F.col(EMPTY_TEXT))
-    keyed = keyed.select(DOC_ID, value, *([] if value == FINGERPRINT else [BAND_KEYS]))
+    keyed = members.where(leads).select(DOC_ID, *sketched)
     sketches = keyed.select(DOC_ID, value)
 
     settings = near_settings(config, pipeline, against)
