@@ -66,19 +66,19 @@ _UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
 def _bytes(spark: SparkSession, key: str, default: str) -> tuple[int, str]:
-    """``key``'s size in bytes as Spark reads it (a bare number: MiB) and the text given;
-    the default's when unset or unreadable."""
+    """``key``'s size in bytes and the text given; the default's when unset or unreadable."""
     given = spark.conf.get(key, None) or default
+    try:
+        return _size(given), given
+    except ValueError:
+        return _size(default), f"{default} (unreadable {given!r})"
+
+
+def _size(given: str) -> int:
+    """A size as Spark reads it (``512m``, ``2g``; a bare number is MiB); ValueError if none."""
     text = given.strip().lower().rstrip("b")
     unit = _UNITS.get(text[-1:], None)
-    try:
-        return (int(text[:-1]) * unit if unit else int(text) * (1 << 20)), given
-    except ValueError:
-        return _bytes_of(default), f"{default} (unreadable {given!r})"
-
-
-def _bytes_of(text: str) -> int:
-    return int(text[:-1]) * _UNITS[text[-1]]
+    return int(text[:-1]) * unit if unit else int(text) * (1 << 20)
 
 
 def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:

@@ -241,7 +241,7 @@ def document_features_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterat
     over each text.
 
     Notes:
-        ``empty``: normalization (when the pipeline has one) left no text; such a row's
+        ``empty_text``: normalization (when the pipeline has one) left no text; such a row's
         ``exact_key`` is null. ``exact_key`` is ``Pipeline.exact_keys`` of the normalized
         text, except that a text whose canonical form is empty (no token) gets the first 32
         hex digits of the SHA-256 of its normalized UTF-8 bytes instead (the key of
@@ -272,8 +272,7 @@ def document_features_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterat
                     own = text.encode("utf-8") if isinstance(text, str) else text
                     keys[i] = hashlib.sha256(own).hexdigest()[:32]
             length = pa.compute.binary_length(raw.cast(pa.binary())).cast(pa.int64())
-            columns = [batch.column(DOC_ID), pa.array(keys, pa.string()), pa.array(empty)]
-            columns.append(length)
+            columns = [batch.column(DOC_ID), pa.array(keys, pa.string()), pa.array(empty), length]
             if simhash:
                 values = pipeline.fingerprint_batch(prepared, normalized=True)
                 columns.append(pa.array(values.view(np.int64)))

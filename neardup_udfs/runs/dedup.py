@@ -189,11 +189,13 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         sketched = [value] if value == FINGERPRINT else [value, BAND_KEYS]
         grouped = led(document_features(good, pipeline))
         # only a leader's sketch is ever read: the copies' are dropped before the persist
-        leads = (F.col(DOC_ID) == F.col(LEADER)) & ~F.col(EMPTY_TEXT)
+        is_leader = F.col(DOC_ID) == F.col(LEADER)
+        leads = is_leader & ~F.col(EMPTY_TEXT)  # a leader with text: its group's sketch
         slim = [F.when(leads, F.col(c)).alias(c) if c in sketched else c for c in grouped.columns]
         members = cache.keep(grouped.select(*slim))
-        lead = (F.col(DOC_ID) == F.col(LEADER)).cast("long")
-        tally = members.agg(F.sum(lead), F.sum(F.col(EMPTY_TEXT).cast("long"))).collect()[0]
+        tally = members.agg(
+            F.sum(is_leader.cast("long")), F.sum(F.col(EMPTY_TEXT).cast("long"))
+        ).collect()[0]
         n_leaders, summary.empty = int(tally[0] or 0), int(tally[1] or 0)
         summary.exact_duplicates = n_good - n_leaders
         n_sketched = n_leaders - summary.empty

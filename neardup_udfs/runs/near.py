@@ -18,7 +18,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache, StageClock
 from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
 from neardup_udfs.session import driver_edge_budget
-from neardup_udfs.stages.candidates import Candidates, first_band_counts, scored_candidates
+from neardup_udfs.stages.candidates import first_band_counts, scored_candidates
 from neardup_udfs.stages.cluster import cluster
 from neardup_udfs.stages.verify import verify
 
@@ -101,9 +101,6 @@ class NearDuplicates:
         self.pipeline, self.settings = pipeline, settings
         self.cache, self.clock, self.counts = cache, clock, counts
         self.hot: list[dict[str, Any]] = []  # the largest hot buckets, for the report
-        self._found: Candidates | None = None
-        self._pairs: DataFrame | None = None
-        self.verified: DataFrame | None = None  # a, b, similarity | distance (+ band)
         self.edges: DataFrame | None = None  # the verified pairs as the outputs show them
         self._bands: list[dict[str, Any]] | None = None
         self.cluster_path: dict[str, Any] = {}  # report.json "cluster": how it was clustered
@@ -121,21 +118,21 @@ class NearDuplicates:
             found = scored_candidates(
                 self.sketches, self.pipeline, s.hot_bucket_size, keep, scheme=scheme
             )
-            self._found = found
-            self._pairs = keep(found.pairs)
-            verified = verify(
-                self._pairs,
-                self.sketches,
-                self.pipeline,
-                k=s.max_distance,
-                threshold=s.threshold,
-                verification=s.verification,
-                texts=texts,
-                prepared=prepared,
-                keep=keep,
+            pairs = keep(found.pairs)
+            verified = keep(
+                verify(
+                    pairs,
+                    self.sketches,
+                    self.pipeline,
+                    k=s.max_distance,
+                    threshold=s.threshold,
+                    verification=s.verification,
+                    texts=texts,
+                    prepared=prepared,
+                    keep=keep,
+                )
             )
-            self.verified = keep(verified)
-            per_band = first_band_counts(self._pairs, self.verified)  # computes both
+            per_band = first_band_counts(pairs, verified)  # computes both
             self._bands = [r.asDict() for r in per_band.orderBy(BAND).collect()]
             counts.candidates = sum(int(r["candidates"]) for r in self._bands)
             counts.verified = sum(int(r["verified"]) for r in self._bands)

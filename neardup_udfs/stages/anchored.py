@@ -76,13 +76,20 @@ def _round(e: DataFrame) -> DataFrame:
     return e.join(later, "lo", "left_anti").select(F.col("hi").alias("node")).distinct()
 
 
-def _ordinals(ends: DataFrame, ranks: DataFrame) -> DataFrame:
-    """``node, o, ranked``: every node of ``ends`` (``node``) once, with a long ``o`` that
-    grows with the node's place in the order (rank, then id; computed now, lineage cut) and
-    whether it has a rank."""
+def _in_order(raw: DataFrame, ranks: DataFrame) -> DataFrame:
+    """Every node of the edges ``raw`` (``a, b``) once with its ``rank`` (null: none),
+    sorted by the rule's order: rank (the unranked first), then id."""
     key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
+    ends = raw.select(F.col("a").alias("node")).unionByName(raw.select(F.col("b").alias("node")))
     placed = ends.distinct().join(key, "node", "left")
-    ordered = placed.orderBy(F.col("rank").asc_nulls_first(), F.col("node"))
+    return placed.orderBy(F.col("rank").asc_nulls_first(), F.col("node"))
+
+
+def _ordinals(raw: DataFrame, ranks: DataFrame) -> DataFrame:
+    """``node, o, ranked``: every node of the edges ``raw`` once (:func:`_in_order`), with a
+    long ``o`` that grows with the node's place in the order (computed now, lineage cut) and
+    whether it has a rank."""
+    ordered = _in_order(raw, ranks)
     # range partitions hold increasing keys, and the id grows within and across them
     return cut(
         ordered.select(
@@ -184,11 +191,9 @@ def _named_on_driver(
     import pandas as pd
     import pyarrow as pa
 
-    key = ranks.select(F.col("node").cast("string").alias("node"), F.col("rank"))
-    ends = raw.select(F.col("a").alias("node")).unionByName(raw.select(F.col("b").alias("node")))
-    placed = ends.distinct().join(key, "node", "left")
-    ordered = placed.orderBy(F.col("rank").asc_nulls_first(), F.col("node"))
-    table = ordered.select("node", F.col("rank").isNotNull().alias("ranked")).toArrow()
+    table = (
+        _in_order(raw, ranks).select("node", F.col("rank").isNotNull().alias("ranked")).toArrow()
+    )
     names = table.column("node").to_numpy(zero_copy_only=False)
     if len(names) and not table.column("ranked")[0].as_py():
         _unranked(raw, names[0])
@@ -278,8 +283,7 @@ def anchored_representatives(
         named = _named_on_driver(raw, ranks, score, higher_is_closer)
         kind = raw.schema[score].dataType
         return Anchored(_with_fixed(named, fixed, kind), 0, edge_count)
-    ends = raw.select(F.col("a").alias("node")).unionByName(raw.select(F.col("b").alias("node")))
-    order = _ordinals(ends, ranks)
+    order = _ordinals(raw, ranks)
     unranked = order.where(~F.col("ranked")).select("node").first()
     if unranked is not None:
         _unranked(raw, unranked.node)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
@@ -64,9 +64,7 @@ def exact_groups(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
         token-less text: an empty token sequence is no evidence that two texts are alike.
     """
     keyed = _keyed(docs, pipeline)
-    group = Window.partitionBy(EXACT_KEY)
-    leader = F.when(F.col(_EMPTY), F.col(DOC_ID)).otherwise(F.min(DOC_ID).over(group))
-    return keyed.select(DOC_ID, leader.alias(LEADER), EXACT_KEY)
+    return keyed.select(DOC_ID, _leader(F.col(_EMPTY)), EXACT_KEY)
 
 
 def led(features: DataFrame) -> DataFrame:
@@ -78,6 +76,10 @@ def led(features: DataFrame) -> DataFrame:
         The groups of :func:`exact_groups`, from keys already computed: one shuffle of the
         small feature rows, linear in a group's size.
     """
-    group = Window.partitionBy(EXACT_KEY)
-    leader = F.when(F.col(EMPTY_TEXT), F.col(DOC_ID)).otherwise(F.min(DOC_ID).over(group))
-    return features.select("*", leader.alias(LEADER))
+    return features.select("*", _leader(F.col(EMPTY_TEXT)))
+
+
+def _leader(empty: Column) -> Column:
+    """``leader``: the smallest ``doc_id`` of the row's ``exact_key``, its own id if ``empty``."""
+    smallest = F.min(DOC_ID).over(Window.partitionBy(EXACT_KEY))
+    return F.when(empty, F.col(DOC_ID)).otherwise(smallest).alias(LEADER)
