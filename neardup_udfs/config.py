@@ -54,6 +54,7 @@ VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
 CLUSTERINGS = ("anchored", "connected")  # stages.cluster
+ENGINES = ("auto", "driver", "spark")  # runs.dedup: where the near-duplicate core runs
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
 SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")
@@ -321,6 +322,15 @@ class DedupConfig(ClusterConfig, InputConfig):
     update_index: bool = setting(
         False, "true: then append the kept documents to the `against` index (created if absent)"
     )
+    engine: str = setting(
+        "auto",
+        "where the run finds pairs and clusters: `driver` (in the driver's own process, "
+        "from the texts collected once: no Spark job between the read and the writes), "
+        "`spark` (Spark stages), `auto` (`driver` when anchored, without `against`, and the "
+        "accepted texts fit the driver's budget: `spark.driver.memory` and "
+        "`spark.driver.maxResultSize`); the outputs are the same either way",
+        choices=ENGINES,
+    )
     batch_id: str | None = setting(
         None,
         "the batch's id in the index; an id already committed adds nothing",
@@ -334,6 +344,10 @@ class DedupConfig(ClusterConfig, InputConfig):
                 if getattr(self, key) != unset:
                     why = "anchored removes only documents verified near the kept one"
                     raise fail(key, f"applies to clustering 'connected' only ({why})")
+        if self.engine == "driver" and self.clustering != "anchored":
+            raise fail("engine", "'driver' clusters anchored only (clustering 'connected': spark)")
+        if self.engine == "driver" and self.against:
+            raise fail("engine", "'driver' does not match an index (against): use auto or spark")
         if self.representative == "earliest" and not self.order_col:
             raise fail("order_col", "representative 'earliest' needs an order column")
         self._check_method()
@@ -508,6 +522,8 @@ class IndexConfig(DedupConfig):
             raise fail("output", "an output directory is required")
         if self.against or self.update_index:
             raise fail("against", "is a dedup job setting; index.py reads and writes --index")
+        if self.engine != "auto":
+            raise fail("engine", "is a dedup job setting; index.py runs Spark stages")
         super()._check()
 
 

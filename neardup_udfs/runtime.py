@@ -183,6 +183,7 @@ class Checked:
     text_col: str  # the input's own name of the text column
     stats: dict[str, Any]  # report.json's "input": rejects by reason, unreadable bytes
     partitions: dict[str, Any]  # report.json's "spark": the shuffle partitions and their source
+    text_bytes: int = 0  # the accepted rows' text, in UTF-8 bytes
 
     @property
     def rows(self) -> int:
@@ -255,7 +256,9 @@ def read_checked(
     stats = input_stats(split.tagged, counts=counts)
     if skipped:
         stats["skipped_files"] = len(skipped)
-    return Checked(split.good, n_good, rejects, n_rejected, text_col, stats, partitions)
+    return Checked(
+        split.good, n_good, rejects, n_rejected, text_col, stats, partitions, int(text_bytes or 0)
+    )
 
 
 def _skipped_files(unread: Unread) -> list[tuple[str, str]]:

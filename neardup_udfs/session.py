@@ -23,6 +23,7 @@ __all__ = [
     "BYTES_PER_RESULT_EDGE",
     "driver_edge_budget",
     "BYTES_PER_PARTITION",
+    "driver_byte_budget",
     "JobCount",
     "SHUFFLE_PARTITIONS",
     "SMALL_INPUT_BYTES",
@@ -93,6 +94,18 @@ def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:
     if results > 0 and results // BYTES_PER_RESULT_EDGE < budget:
         budget = results // BYTES_PER_RESULT_EDGE
         source = f"spark.driver.maxResultSize {limit} / {BYTES_PER_RESULT_EDGE} bytes an edge"
+    return budget, source
+
+
+def driver_byte_budget(spark: SparkSession) -> tuple[int, str]:
+    """The most bytes a run may hold in its driver (``engine = "auto"`` decides by it), and
+    where the figure comes from: half the smaller of ``spark.driver.memory`` (default 1g) and
+    ``spark.driver.maxResultSize`` (default 1g; 0 is no limit)."""
+    memory, given = _bytes(spark, "spark.driver.memory", "1g")
+    budget, source = memory // 2, f"spark.driver.memory {given} / 2"
+    results, limit = _bytes(spark, "spark.driver.maxResultSize", "1g")
+    if 0 < results // 2 < budget:
+        budget, source = results // 2, f"spark.driver.maxResultSize {limit} / 2"
     return budget, source
 
 

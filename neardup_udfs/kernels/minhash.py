@@ -7,6 +7,7 @@ each slot is a bijection of the 64-bit space.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterable
 from functools import cache
@@ -21,6 +22,7 @@ __all__ = [
     "MAX_K",
     "cardinality",
     "containment",
+    "estimate_margin",
     "intersection_cardinality",
     "is_empty",
     "jaccard",
@@ -207,3 +209,9 @@ def text_containment(a: U64, b: U64) -> float:
     if is_empty(a) or is_empty(b):
         return 0.0
     return containment(a, b)
+
+
+def estimate_margin(k: int, sds: float = 4.0) -> float:
+    """Half-width of the band around the threshold where ``hybrid`` verification checks
+    exactly: ``sds`` standard deviations of a k-slot estimate at its worst (J = 1/2)."""
+    return sds * math.sqrt(0.25 / k)

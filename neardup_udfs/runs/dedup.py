@@ -18,13 +18,14 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs.config import OUTPUTS, DedupConfig
+from neardup_udfs.driver.near import near_on_driver
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexManifest, IndexStoreError
 from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
-from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
+from neardup_udfs.runs.near import HOT_BUCKETS_LISTED, NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     LostRecords,
     RunScope,
@@ -38,6 +39,7 @@ from neardup_udfs.runtime import (
     write_report,
 )
 from neardup_udfs.schemas import (
+    BAND,
     BAND_KEYS,
     DISTANCE,
     DOC_ID,
@@ -52,7 +54,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import cut
+from neardup_udfs.session import cut, driver_byte_budget
 from neardup_udfs.stages.exact import led
 from neardup_udfs.stages.fingerprint import document_features
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
@@ -183,7 +185,180 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
+        engine = choose_engine(spark, config, read, pipeline)
+        collected = _collected(good, config) if engine["engine"] == "driver" else None
 
+    settings = near_settings(config, pipeline, against)
+    if collected is not None:
+        core = _driver_core(spark, collected, pipeline, settings, clock, summary)
+    else:
+        core = _spark_core(spark, config, read, pipeline, settings, against, run, clock, summary)
+    clusters, verified, n_clustered = core.clusters, core.verified, core.rows
+
+    if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
+        raise LostRecords(
+            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
+            f"rejected {summary.rejected} != input (clustered {n_clustered} of {n_good})"
+        )
+
+    with clock.stage("write"):
+        docs = good.drop(TEXT) if text_col != TEXT else good
+        samples = sample_clusters(clusters, good)
+        matches = core.matches
+        named = None if matches is None else _name_batches(spark, matches, against)
+        _write_outputs(store, config, docs, clusters, verified, rejects, samples, named)
+
+    with clock.stage("report"):  # the page's data: Spark aggregates, never a whole output
+        metric = SIMILARITY if SIMILARITY in verified.columns else DISTANCE
+        scores = score_summary(verified, metric, "verified pairs")
+        shown = None
+        if "samples" in config.outputs:
+            written = spark.read.parquet(join(config.output, "samples"))
+            shown = shown_samples(written, MEMBERS_SHOWN).toArrow()
+
+    index_report = None
+    if against is not None:
+        assert core.members is not None and core.sketches is not None  # the Spark core ran
+        index_report = _update_index(
+            config,
+            against,
+            (clusters, core.members.select(DOC_ID, LEADER, EXACT_KEY), core.sketches),
+            summary,
+            clock,
+            cache.keep,
+        )
+
+    write_report(
+        store,
+        config.output,
+        "dedup",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(pipeline.id, pipeline.version),
+        config=config,
+        pages=[report_page(shown)],
+        input=summary.input_stats,
+        cluster_size_histogram={str(k): v for k, v in core.histogram.items()},
+        engine=engine,
+        cluster=core.cluster_path,
+        bands=core.bands,
+        **({"index": index_report} if index_report is not None else {}),
+        hot_buckets=core.hot,
+        **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
+        scores=scores,
+        spark=run.spark_report(spark, read.partitions),
+    )
+    return summary
+
+
+@dataclass(frozen=True)
+class Core:
+    """What the run's near-duplicate core hands to the outputs, whichever engine ran it."""
+
+    clusters: DataFrame  # doc_id, cluster_id, is_representative, score (+ indexed_id)
+    verified: DataFrame  # a, b, score: the verified pairs
+    rows: int  # rows of clusters
+    histogram: dict[int, int]  # cluster size -> clusters of that size
+    bands: list[dict[str, Any]]  # band, candidates, verified
+    hot: list[dict[str, Any]]  # the largest hot buckets
+    cluster_path: dict[str, Any]  # report.json "cluster"
+    members: DataFrame | None = None  # spark: doc_id, leader, exact_key, ... (the index needs)
+    sketches: DataFrame | None = None  # spark: the leaders' sketches (the index needs them)
+    matches: DataFrame | None = None  # against: leaders near an indexed document
+
+
+def choose_engine(
+    spark: SparkSession, config: DedupConfig, read: Any, pipeline: Pipeline
+) -> dict[str, Any]:
+    """Where the run's core runs (report.json ``engine``): ``engine`` (``driver`` or
+    ``spark``) and ``why``; under ``auto`` also the driver's budget and the run's need.
+
+    Notes:
+        ``auto`` picks the driver for an anchored run without ``against`` whose need fits
+        ``session.driver_byte_budget``: the accepted texts three times over (the collected
+        table, a batch's Python strings and their normalized form) and
+        :data:`DRIVER_BYTES_PER_DOC` a document (its sketch, bucket rows and ids).
+    """
+    if config.engine != "auto":
+        return {"engine": config.engine, "why": f"config key engine = {config.engine!r}"}
+    if config.clustering != "anchored" or config.against:
+        why = "connected clustering" if config.clustering != "anchored" else "against an index"
+        return {"engine": "spark", "why": f"{why} runs on Spark stages"}
+    budget, source = driver_byte_budget(spark)
+    need = 3 * read.text_bytes + DRIVER_BYTES_PER_DOC * read.n_good
+    fits = need <= budget
+    return {
+        "engine": "driver" if fits else "spark",
+        "why": "the accepted texts fit the driver's budget"
+        if fits
+        else "the accepted texts exceed the driver's budget",
+        "need_bytes": need,
+        "driver_budget_bytes": budget,
+        "budget_from": source,
+    }
+
+
+DRIVER_BYTES_PER_DOC = 4096
+"""``engine = "auto"``: what a document costs the driver besides its text (its MinHash
+signature and band keys, its rows in the buckets it shares, its id)."""
+
+
+def _collected(good: DataFrame, config: DedupConfig) -> Any:
+    """The accepted rows' ``doc_id, text`` (and the order column) as one Arrow table."""
+    cols = [DOC_ID, TEXT] + ([F.col(config.order_col).alias("__order")] if config.order_col else [])
+    return good.select(*cols).toArrow()
+
+
+def _driver_core(
+    spark: SparkSession,
+    table: Any,
+    pipeline: Pipeline,
+    settings: NearSettings,
+    clock: StageClock,
+    summary: Summary,
+) -> Core:
+    """The core in the driver's process (``driver.near``), its tables handed back to Spark."""
+    order = table.column("__order") if "__order" in table.column_names else None
+    found = near_on_driver(
+        table, pipeline, settings, order=order, hot_listed=HOT_BUCKETS_LISTED, clock=clock
+    )
+    c = found.counts
+    summary.empty, summary.exact_duplicates = c["empty"], c["exact_duplicates"]
+    summary.candidates, summary.verified = c["candidates"], c["verified"]
+    summary.hot_buckets, summary.kept, summary.removed = c["hot_buckets"], c["kept"], c["removed"]
+    summary.clusters, summary.driver_edges = c["clusters"], c["driver_edges"]
+    clusters = spark.createDataFrame(found.clusters)
+    verified = spark.createDataFrame(found.pairs.drop_columns([BAND]))
+    path = {
+        "clustering": "anchored",
+        "path": "driver",
+        "why": "the whole run's core ran on the driver (engine)",
+        "rounds": 0,
+    }
+    return Core(
+        clusters,
+        verified,
+        found.clusters.num_rows,
+        found.histogram,
+        found.bands,
+        found.hot,
+        path,
+    )
+
+
+def _spark_core(
+    spark: SparkSession,
+    config: DedupConfig,
+    read: Any,
+    pipeline: Pipeline,
+    settings: NearSettings,
+    against: Against | None,
+    run: RunScope,
+    clock: StageClock,
+    summary: Summary,
+) -> Core:
+    """The core as Spark stages: fingerprint, pairs, (against), cluster."""
+    cache, good, n_good = run.cache, read.good, read.n_good
     with clock.stage("fingerprint") as rows:  # one pass over each text: keys and sketches
         value = FINGERPRINT if pipeline.kind == "simhash" else SIGNATURE
         sketched = [value] if value == FINGERPRINT else [value, BAND_KEYS]
@@ -203,7 +378,6 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     keyed = members.where(leads).select(DOC_ID, *sketched)
     sketches = keyed.select(DOC_ID, value)
 
-    settings = near_settings(config, pipeline, against)
     near = NearDuplicates(
         keyed, n_sketched, pipeline, settings, cache=cache, clock=clock, counts=summary
     )
@@ -236,60 +410,19 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     else:
         info = info.withColumn("__order", order)
     clustered = near.cluster(info, matches)
-    clusters, n_clustered, histogram = clustered.clusters, clustered.rows, clustered.histogram
     summary.index_matches = clustered.indexed
-
-    if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
-        raise LostRecords(
-            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
-            f"rejected {summary.rejected} != input (clustered {n_clustered} of {n_good})"
-        )
-
-    with clock.stage("write"):
-        docs = good.drop(TEXT) if text_col != TEXT else good
-        samples = sample_clusters(clusters, good)
-        named = None if matches is None else _name_batches(spark, matches, against)
-        _write_outputs(store, config, docs, clusters, verified, rejects, samples, named)
-
-    with clock.stage("report"):  # the page's data: Spark aggregates, never a whole output
-        metric = SIMILARITY if SIMILARITY in verified.columns else DISTANCE
-        scores = score_summary(verified, metric, "verified pairs")
-        shown = None
-        if "samples" in config.outputs:
-            written = spark.read.parquet(join(config.output, "samples"))
-            shown = shown_samples(written, MEMBERS_SHOWN).toArrow()
-
-    index_report = None
-    if against is not None:
-        index_report = _update_index(
-            config,
-            against,
-            (clusters, members.select(DOC_ID, LEADER, EXACT_KEY), sketches),
-            summary,
-            clock,
-            cache.keep,
-        )
-
-    write_report(
-        store,
-        config.output,
-        "dedup",
-        counts=counts_of(summary),
-        seconds=summary.seconds,
-        pipeline=(pipeline.id, pipeline.version),
-        config=config,
-        pages=[report_page(shown)],
-        input=summary.input_stats,
-        cluster_size_histogram={str(k): v for k, v in histogram.items()},
-        cluster=near.cluster_path,
-        bands=bands,
-        **({"index": index_report} if index_report is not None else {}),
-        hot_buckets=near.hot,
-        **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
-        scores=scores,
-        spark=run.spark_report(spark, read.partitions),
+    return Core(
+        clustered.clusters,
+        verified,
+        clustered.rows,
+        clustered.histogram,
+        bands,
+        near.hot,
+        near.cluster_path,
+        members,
+        sketches,
+        matches,
     )
-    return summary
 
 
 def _name_batches(spark: SparkSession, matches: DataFrame, against: Against | None) -> DataFrame:

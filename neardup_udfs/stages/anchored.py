@@ -30,7 +30,12 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType
 
-from neardup_udfs.kernels.greedy import greedy_keep
+from neardup_udfs.kernels.greedy import (
+    AnchoredInconsistent,
+    edge_nodes,
+    greedy_assignment,
+    greedy_keep,
+)
 from neardup_udfs.session import cut
 
 __all__ = [
@@ -45,10 +50,6 @@ _log = logging.getLogger("neardup.anchored")
 
 class AnchoredDidNotFinish(RuntimeError):
     """Undecided edges were left after ``max_rounds`` rounds, more than the driver may take."""
-
-
-class AnchoredInconsistent(RuntimeError):
-    """Two representatives are a verified pair, or a removed node has no representative."""
 
 
 @dataclass(frozen=True)
@@ -106,17 +107,11 @@ def _arrays(df: DataFrame, *columns: str) -> list[Any]:
     return [table.column(c).to_numpy() for c in columns]
 
 
-def _positions(lo: npt.NDArray[np.int64], hi: npt.NDArray[np.int64]) -> Any:
-    """The nodes of the edges ``lo, hi`` (ordinals) in order, and each end's place in it."""
-    nodes, place = np.unique(np.concatenate([lo, hi]), return_inverse=True)
-    return nodes, place[: len(lo)], place[len(lo) :]
-
-
 def _sequential(spark: SparkSession, e: DataFrame) -> tuple[DataFrame, int]:
     """The nodes (``node``) the sequential pass removes from the undecided remainder ``e``,
     and its edge count; the remainder is collected to the driver."""
     lo, hi = _arrays(e, "lo", "hi")
-    nodes, li, hi_i = _positions(lo, hi)
+    nodes, li, hi_i = edge_nodes(lo, hi)
     keep = greedy_keep(len(nodes), li, hi_i)
     return _long_frame(spark, {"node": nodes[~keep]}), len(lo)
 
@@ -128,41 +123,6 @@ def _long_frame(spark: SparkSession, columns: dict[str, Any]) -> DataFrame:
     return spark.createDataFrame(pa.table(columns))
 
 
-def _driver_pass(
-    lo: npt.NDArray[np.int64],
-    hi: npt.NDArray[np.int64],
-    values: npt.NDArray[Any],
-    higher_is_closer: bool,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[Any]]:
-    """The assignment of a whole graph on the driver: ``node, rep, value`` arrays (nodes as
-    given: ordinals, smaller first in the rule's order; one row per node, a kept node is its
-    own rep with its own value), the same representatives and choices as the rounds. Edges
-    may repeat (the closest value counts)."""
-    nodes, li, hi_i = _positions(lo, hi)
-    keep = greedy_keep(len(nodes), li, hi_i)
-    if (keep[li] & keep[hi_i]).any():
-        raise AnchoredInconsistent("two representatives are a verified pair")
-    # every edge between a kept and a removed node is an offer to the removed one; it takes
-    # the closest, ties by the representative's place in the order
-    offer = keep[li] != keep[hi_i]
-    node = np.where(keep[li], hi_i, li)[offer]
-    rep = np.where(keep[li], li, hi_i)[offer]
-    value = values[offer]
-    pick = np.lexsort((rep, -value if higher_is_closer else value, node))
-    first = np.ones(len(pick), dtype=np.bool_)
-    first[1:] = node[pick][1:] != node[pick][:-1]
-    chosen = pick[first]
-    if len(chosen) != int((~keep).sum()):
-        raise AnchoredInconsistent("a removed node has no adjacent representative")
-    own = 1.0 if higher_is_closer else 0
-    kept = nodes[keep]
-    return (
-        np.concatenate([kept, nodes[node[chosen]]]),
-        np.concatenate([kept, nodes[rep[chosen]]]),
-        np.concatenate([np.full(len(kept), own, dtype=values.dtype), value[chosen]]),
-    )
-
-
 def _score_array(values: npt.NDArray[Any], higher_is_closer: bool) -> Any:
     import pyarrow as pa
 
@@ -171,11 +131,12 @@ def _score_array(values: npt.NDArray[Any], higher_is_closer: bool) -> Any:
 
 def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> DataFrame:
     """The assignment (``node, rep, <score>``, ordinals) of the whole graph (``lo, hi,
-    <score>``, small enough to collect) computed on the driver (:func:`_driver_pass`)."""
+    <score>``, small enough to collect) computed on the driver
+    (``kernels.greedy.greedy_assignment``)."""
     import pyarrow as pa
 
     lo, hi, values = _arrays(graph, "lo", "hi", score)
-    node, rep, value = _driver_pass(lo, hi, values, higher_is_closer)
+    node, rep, value = greedy_assignment(lo, hi, values, higher_is_closer)
     table = pa.table({"node": node, "rep": rep, score: _score_array(value, higher_is_closer)})
     out = graph.sparkSession.createDataFrame(table)
     return out.select("node", "rep", F.col(score).cast(graph.schema[score].dataType))
@@ -201,7 +162,7 @@ def _named_on_driver(
     where = pd.Index(names)
     oa, ob = where.get_indexer(a), where.get_indexer(b)
     lo, hi = np.minimum(oa, ob).astype(np.int64), np.maximum(oa, ob).astype(np.int64)
-    node, rep, value = _driver_pass(lo, hi, values, higher_is_closer)
+    node, rep, value = greedy_assignment(lo, hi, values, higher_is_closer)
     out = pa.table(
         {"node": names[node], "rep": names[rep], score: _score_array(value, higher_is_closer)}
     )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
+from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND,
@@ -42,12 +42,6 @@ def _pair_columns(pairs: DataFrame, values: DataFrame, col: str) -> DataFrame:
     va = values.select(F.col(DOC_ID).alias(A), F.col(col).alias("va"))
     vb = values.select(F.col(DOC_ID).alias(B), F.col(col).alias("vb"))
     return pairs.join(va, A).join(vb, B)
-
-
-def estimate_margin(k: int, sds: float = 4.0) -> float:
-    """Half-width of the band around the threshold where ``hybrid`` verification checks
-    exactly: ``sds`` standard deviations of a k-slot estimate at its worst (J = 1/2)."""
-    return sds * math.sqrt(0.25 / k)
 
 
 def verify(

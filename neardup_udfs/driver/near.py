@@ -1,0 +1,462 @@
+"""The near-duplicate core in one process: a table of texts in, the verified pairs and one
+cluster row per document out, equal row for row to what the Spark stages give (the dedup
+run's ``fingerprint``, ``pairs`` and ``cluster`` with anchored clustering).
+
+The same kernels and Arrow adapters do the work (``udfs.document_features_fn``,
+``kernels.band_pairs``, ``kernels.words_jit``, ``kernels.greedy``); only the plumbing
+between them differs: numpy sorts and index arrays where the Spark stages group, join and
+shuffle. A run takes this path when its input fits the driver (``runs.dedup``, config key
+``engine``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
+from neardup_udfs.kernels.greedy import greedy_assignment
+from neardup_udfs.kernels.minhash import estimate_margin
+from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
+from neardup_udfs.presets import Pipeline
+from neardup_udfs.schemas import (
+    BAND,
+    BAND_KEYS,
+    CLUSTER_ID,
+    DISTANCE,
+    DOC_ID,
+    EMPTY_TEXT,
+    EXACT_KEY,
+    FINGERPRINT,
+    IS_REPRESENTATIVE,
+    LEADER,
+    LENGTH,
+    SIGNATURE,
+    SIMILARITY,
+    TEXT,
+    A,
+    B,
+)
+from neardup_udfs.udfs import document_features_fn
+
+if TYPE_CHECKING:
+    from neardup_udfs.runs.near import NearSettings
+
+__all__ = ["DriverNear", "near_on_driver"]
+
+I64 = npt.NDArray[np.int64]
+BATCH_ROWS = 4096  # texts per call of the feature kernel
+
+
+@dataclass
+class DriverNear:
+    """What :func:`near_on_driver` found."""
+
+    features: pa.Table  # doc_id, exact_key, empty_text, length, leader: one row per document
+    pairs: pa.Table  # a, b, band, similarity | distance: the verified pairs
+    clusters: pa.Table  # doc_id, cluster_id, is_representative, similarity | distance
+    counts: dict[str, int] = field(default_factory=dict)  # the run summary's counts
+    bands: list[dict[str, Any]] = field(default_factory=list)  # band, candidates, verified
+    hot: list[dict[str, Any]] = field(default_factory=list)  # the largest hot buckets
+    histogram: dict[int, int] = field(default_factory=dict)  # cluster size -> clusters
+
+
+def near_on_driver(
+    texts: pa.Table,
+    pipeline: Pipeline,
+    settings: NearSettings,
+    *,
+    order: pa.ChunkedArray | pa.Array | None = None,
+    hot_listed: int = 100,
+    clock: Any = None,
+) -> DriverNear:
+    """The exact-duplicate groups, verified pairs and anchored clusters of ``texts``
+    (``doc_id``, ``text``: unique ids, no null text), as the dedup run's Spark stages
+    compute them for the same rows and settings.
+
+    Args:
+        texts: the accepted documents.
+        pipeline: the run's pipeline (MinHash or SimHash of text).
+        settings: the shared stages' settings (``settings.clustering`` must be anchored).
+        order: the representative rule's ``earliest`` column, aligned with ``texts``.
+        hot_listed: how many of the largest hot buckets ``hot`` lists.
+        clock: a ``runtime.StageClock``: the work is timed as the stages ``fingerprint``,
+            ``pairs`` and ``cluster`` (None: untimed).
+
+    Notes:
+        ``pairs`` holds the pairs of ``stages.verify.verify`` over the candidates of
+        ``stages.candidates.scored_candidates`` (each with the band that first produced it);
+        ``clusters`` those of ``stages.cluster.cluster``; the counts, band counts, hot
+        buckets and histogram those the Spark stages report. A test holds the two paths equal
+        for every text pipeline, rule and verification.
+    """
+    if settings.clustering != "anchored":
+        raise ValueError("the driver path clusters anchored only")
+    stage = clock.stage if clock is not None else _untimed
+    counts: dict[str, int] = {}
+    with stage("fingerprint") as rows:
+        features = _features(texts, pipeline)
+        leader = _leaders(features)
+        ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
+        empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
+        is_leader = ids == leader
+        lead = np.flatnonzero(is_leader & ~empty)
+        counts.update(
+            empty=int(empty.sum()),
+            exact_duplicates=len(ids) - int(is_leader.sum()),
+            sketched=len(lead),
+        )
+        rows.rows_in, rows.rows_out = len(ids), len(lead)
+    with stage("pairs") as rows:
+        found = _found_pairs(features, lead, pipeline, settings)
+        verified = _verified(found, texts, lead, pipeline, settings)
+        bands, hot = _band_counts(found, verified), _hot_list(found, hot_listed)
+        counts.update(
+            candidates=len(found.a),
+            verified=len(verified.a),
+            hot_buckets=len(found.hot_size),
+        )
+        rows.rows_in, rows.rows_out = len(lead), len(verified.a)
+    with stage("cluster") as rows:
+        clusters = _anchored(features, leader, verified, pipeline, settings, order)
+        is_rep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False)
+        sizes = pd.Series(clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False))
+        per_size = sizes.value_counts().value_counts().sort_index()
+        histogram = {int(size): int(n) for size, n in per_size.items()}
+        kept = int(is_rep.sum())
+        counts.update(
+            kept=kept,
+            removed=len(is_rep) - kept,
+            clusters=sum(n for size, n in histogram.items() if size > 1),
+            driver_edges=len(verified.a),
+        )
+        rows.rows_in, rows.rows_out = len(verified.a), kept
+    score = DISTANCE if pipeline.kind == "simhash" else SIMILARITY
+    pairs = pa.table(
+        {
+            A: pa.array(verified.names[verified.a], pa.string()),
+            B: pa.array(verified.names[verified.b], pa.string()),
+            BAND: pa.array(verified.band, pa.int32()),
+            score: _score_array(verified.score, pipeline),
+        }
+    )
+    table = features.select([DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH]).append_column(
+        LEADER, pa.array(leader, pa.string())
+    )
+    return DriverNear(table, pairs, clusters, counts, bands, hot, histogram)
+
+
+class _Rows:
+    rows_in: int = 0
+    rows_out: int = 0
+
+
+class _untimed:  # noqa: N801  (a context manager standing in for StageClock.stage)
+    def __init__(self, name: str) -> None:
+        self.rows = _Rows()
+
+    def __enter__(self) -> _Rows:
+        return self.rows
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _features(texts: pa.Table, pipeline: Pipeline) -> pa.Table:
+    """``udfs.document_features_fn`` over every row of ``texts``."""
+    batches = texts.select([DOC_ID, TEXT]).to_batches(max_chunksize=BATCH_ROWS)
+    out = list(document_features_fn(pipeline)(iter(batches)))
+    if not out:
+        empty = pa.table({DOC_ID: pa.array([], pa.string()), TEXT: pa.array([], pa.string())})
+        out = list(document_features_fn(pipeline)(iter(empty.to_batches())))
+    return pa.Table.from_batches(out).combine_chunks()
+
+
+def _leaders(features: pa.Table) -> npt.NDArray[Any]:
+    """Each row's ``leader`` (``stages.exact.led``): the smallest id of its ``exact_key``,
+    its own id when normalization left it no text."""
+    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
+    keys = features.column(EXACT_KEY).to_pandas()
+    empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
+    # a null key is a group of its own in Spark's window too: rows without a key share one
+    smallest = pd.Series(ids).groupby(keys.fillna("\x00null"), sort=False).transform("min")
+    return np.where(empty, ids, smallest.to_numpy(dtype=object))
+
+
+@dataclass
+class _Pairs:
+    """Pairs as positions into ``names`` (the keyed documents' ids, ascending), each with
+    its band, bucket key and chunk and its score (equal slots, similarity or distance)."""
+
+    names: npt.NDArray[Any]
+    a: I64
+    b: I64
+    band: npt.NDArray[np.int32]
+    key: I64
+    chunk: npt.NDArray[np.int32]
+    score: npt.NDArray[Any]
+    hot_band: npt.NDArray[np.int32] = field(default_factory=lambda: np.empty(0, np.int32))
+    hot_key: I64 = field(default_factory=lambda: np.empty(0, np.int64))
+    hot_size: I64 = field(default_factory=lambda: np.empty(0, np.int64))
+
+    def where(self, keep: npt.NDArray[np.bool_], score: npt.NDArray[Any] | None = None) -> _Pairs:
+        values = self.score if score is None else score
+        return _Pairs(
+            self.names,
+            self.a[keep],
+            self.b[keep],
+            self.band[keep],
+            self.key[keep],
+            self.chunk[keep],
+            values[keep],
+        )
+
+
+def _keyed(
+    features: pa.Table, lead: I64, pipeline: Pipeline, settings: NearSettings
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[np.int64]]:
+    """The documents that get bucket keys (``stages.candidates.band_keys``): their ids,
+    sketches (signature rows or fingerprints) and keys ``(documents, bands)``."""
+    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)[lead]
+    if pipeline.kind == "simhash":
+        fps = features.column(FINGERPRINT).to_numpy(zero_copy_only=False)[lead].astype(np.int64)
+        if pipeline.preset.input == "text":
+            has = fps != 0  # no features: exact duplicates only
+            ids, fps = ids[has], fps[has]
+        keys = settings.hamming_scheme().keys(fps.view(np.uint64)).view(np.int64)
+        return ids, fps, keys.reshape(len(fps), -1)
+    width = pipeline.param("bands") * pipeline.param("rows")
+    sigs = _matrix(features.column(SIGNATURE), width)[lead]
+    keys = _matrix(features.column(BAND_KEYS), pipeline.param("bands"))[lead]
+    has = ~np.all(sigs == -1, axis=1)  # the empty set's signature: exact duplicates only
+    return ids[has], sigs[has], keys[has]
+
+
+def _matrix(column: pa.ChunkedArray, width: int) -> I64:
+    """A list<bigint> column of fixed width as an ``(rows, width)`` int64 matrix."""
+    flat = pc.list_flatten(column).to_numpy(zero_copy_only=False).astype(np.int64)
+    return flat.reshape(-1, width)
+
+
+def _found_pairs(
+    features: pa.Table, lead: I64, pipeline: Pipeline, settings: NearSettings
+) -> _Pairs:
+    """The scored candidates of ``stages.candidates.scored_candidates``: every pair once,
+    from the first band (table) that produces it, hot buckets as stars."""
+    ids, sketch, keys = _keyed(features, lead, pipeline, settings)
+    n, bands = keys.shape
+    if n == 0:
+        nothing = np.empty(0, dtype=np.int64)
+        return _Pairs(ids, nothing, nothing, nothing.astype(np.int32), nothing,
+                      nothing.astype(np.int32), nothing.astype(np.int32))  # fmt: skip
+    by_id = np.argsort(ids, kind="stable")
+    names, sketch, keys = ids[by_id], sketch[by_id], keys[by_id]  # document i: i-th id
+    # every (band, key, document), sorted: a bucket's members are a run, smallest id first
+    doc = np.tile(np.arange(n, dtype=np.int64), bands)
+    band = np.repeat(np.arange(bands, dtype=np.int32), n)
+    key = keys.T.ravel()
+    order = np.lexsort((doc, key, band))
+    doc, band, key = doc[order], band[order], key[order]
+    starts = np.flatnonzero(
+        np.concatenate([[True], (band[1:] != band[:-1]) | (key[1:] != key[:-1])])
+    )
+    size = np.diff(np.append(starts, len(doc)))
+    bucket = np.repeat(np.arange(len(starts)), size)  # each row's bucket
+    pos = np.arange(len(doc)) - starts[bucket]  # its place in the bucket (0: the hub)
+    limit = settings.hot_bucket_size
+    hot = size > limit
+    roles = np.full((n, bands), NOT_HOT, dtype=np.int8)
+    in_hot = hot[bucket]
+    roles[doc[in_hot], band[in_hot]] = np.where(pos[in_hot] == 0, HUB, HOT)
+    # the groups: a bucket of 2+ members, a hot one in chunks of ``limit`` plus its hub
+    shared = (size > 1)[bucket]
+    rows_b, rows_pos = bucket[shared], pos[shared]
+    rows_chunk = np.where(hot[rows_b], rows_pos // limit, 0)
+    rows_doc = doc[shared]
+    hot_b = np.flatnonzero(hot)
+    extra = (size[hot_b] - 1) // limit  # chunks after the first, each with the hub
+    hub_b = np.repeat(hot_b, extra)
+    hub_chunk = np.concatenate([np.arange(1, e + 1) for e in extra]) if len(extra) else hub_b
+    rows_b = np.concatenate([rows_b, hub_b])
+    rows_chunk = np.concatenate([rows_chunk, hub_chunk]).astype(np.int64)
+    rows_doc = np.concatenate([rows_doc, doc[starts[hub_b]]])
+    grouped = np.lexsort((rows_doc, rows_chunk, rows_b))
+    rows_b, rows_chunk, rows_doc = rows_b[grouped], rows_chunk[grouped], rows_doc[grouped]
+    first = np.concatenate(
+        [[True], (rows_b[1:] != rows_b[:-1]) | (rows_chunk[1:] != rows_chunk[:-1])]
+    )
+    g_start = np.flatnonzero(first) if len(rows_b) else np.empty(0, np.int64)
+    offsets = np.append(g_start, len(rows_b)).astype(np.int64)
+    g_bucket, g_chunk = rows_b[g_start], rows_chunk[g_start]
+    g_band, g_star = band[starts[g_bucket]], hot[g_bucket]
+    member_roles = roles[rows_doc]
+    if pipeline.kind == "simhash":
+        a, b, at, score, where = first_table_pairs(
+            g_band, g_star, offsets, rows_doc, sketch[rows_doc], member_roles,
+            settings.hamming_scheme(),
+        )  # fmt: skip
+    else:
+        a, b, at, score, where = first_band_pairs(
+            g_band, g_star, offsets, rows_doc, sketch[rows_doc], member_roles,
+            pipeline.param("rows"),
+        )  # fmt: skip
+    found = _Pairs(
+        names, a, b, at.astype(np.int32), key[starts[g_bucket[where]]],
+        g_chunk[where].astype(np.int32), score,
+    )  # fmt: skip
+    found.hot_band, found.hot_key, found.hot_size = (
+        band[starts[hot_b]],
+        key[starts[hot_b]],
+        size[hot_b],
+    )
+    return found
+
+
+def _verified(
+    found: _Pairs, texts: pa.Table, lead: I64, pipeline: Pipeline, settings: NearSettings
+) -> _Pairs:
+    """The pairs of ``stages.verify.verify``: SimHash within ``max_distance``; MinHash by the
+    estimate, the exact Jaccard, or the estimate away from the threshold and the exact
+    Jaccard near it (``hybrid``), with the score that decided."""
+    if pipeline.kind == "simhash":
+        return found.where(found.score <= settings.max_distance)
+    similarity = found.score / pipeline.param("k")
+    t, how = settings.threshold, settings.verification
+    if how == "estimate":
+        return found.where(similarity >= t, similarity)
+    margin = estimate_margin(pipeline.param("k"))
+    check = (
+        np.ones(len(similarity), dtype=bool)
+        if how == "exact"
+        else (similarity >= t - margin) & (similarity < t + margin)
+    )
+    exact = similarity.copy()
+    exact[check] = _exact_jaccard(found, np.flatnonzero(check), texts, pipeline)
+    sure = (similarity >= t + margin) if how != "exact" else np.zeros(len(check), dtype=bool)
+    return found.where(sure | (check & (exact >= t)), exact)
+
+
+def _exact_jaccard(found: _Pairs, which: I64, texts: pa.Table, pipeline: Pipeline) -> Any:
+    """The exact Jaccard of the word-shingle sets of the pairs ``which`` (the input texts,
+    normalized as the pipeline normalizes)."""
+    if not len(which):
+        return np.empty(0)
+    ends = np.concatenate([found.a[which], found.b[which]])
+    docs, place = np.unique(ends, return_inverse=True)
+    wanted = pa.array(found.names[docs], pa.string())
+    at = pc.index_in(wanted, value_set=texts.column(DOC_ID).combine_chunks())
+    chosen = texts.column(TEXT).take(at).to_pylist()
+    if pipeline.normalization.active:
+        chosen = pipeline.normalize_batch(chosen)
+    hashes, offsets = shingle_sets_batch(chosen, pipeline.param("w"))
+    half = len(which)
+    return indexed_sets_jaccard(hashes, offsets, place[:half], place[half:])
+
+
+def _band_counts(found: _Pairs, verified: _Pairs) -> list[dict[str, Any]]:
+    """``band, candidates, verified`` of every band that produced a pair, by band."""
+    produced = np.bincount(found.band, minlength=1)
+    kept = np.bincount(verified.band, minlength=len(produced))
+    return [
+        {BAND: int(b), "candidates": int(produced[b]), "verified": int(kept[b])}
+        for b in np.flatnonzero(produced)
+    ]
+
+
+def _hot_list(found: _Pairs, listed: int) -> list[dict[str, Any]]:
+    """The largest hot buckets (size descending, then band, then key), at most ``listed``."""
+    order = np.lexsort((found.hot_key, found.hot_band, -found.hot_size))[:listed]
+    return [
+        {
+            "band": int(found.hot_band[i]),
+            "key": f"{int(found.hot_key[i]) & (2**64 - 1):016x}",
+            "size": int(found.hot_size[i]),
+        }
+        for i in order
+    ]
+
+
+def _rule_order(features: pa.Table, rule: str, order: pa.ChunkedArray | pa.Array | None) -> I64:
+    """Every row's place in the representative rule's order (``stages.cluster``'s rule
+    key): ``earliest`` by ``order`` with nulls last, ``longest`` by length descending,
+    ``min_id`` by id; ties by id."""
+    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
+    by_id = np.empty(len(ids), dtype=np.int64)
+    by_id[np.argsort(ids, kind="stable")] = np.arange(len(ids))
+    if rule == "longest":
+        length = features.column(LENGTH).to_numpy(zero_copy_only=False).astype(np.int64)
+        sort = np.lexsort((by_id, -length))
+    elif rule == "earliest":
+        assert order is not None, "the earliest rule needs the order column"
+        ranked = pc.rank(order, sort_keys="ascending", null_placement="at_end", tiebreaker="dense")
+        sort = np.lexsort((by_id, ranked.to_numpy(zero_copy_only=False)))
+    else:
+        sort = np.argsort(by_id, kind="stable")
+    place = np.empty(len(ids), dtype=np.int64)
+    place[sort] = np.arange(len(ids))
+    return place
+
+
+def _anchored(
+    features: pa.Table,
+    leader: npt.NDArray[Any],
+    verified: _Pairs,
+    pipeline: Pipeline,
+    settings: NearSettings,
+    order: pa.ChunkedArray | pa.Array | None,
+) -> pa.Table:
+    """One row per document (``stages.cluster.cluster``, anchored): the exact-duplicate
+    groups take their first member's place in the rule's order, the greedy pass over the
+    verified graph keeps representatives, and every member of a removed group gets its
+    group's score to the kept group."""
+    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
+    place = _rule_order(features, settings.rule, order)
+    _, group = np.unique(leader, return_inverse=True)  # the group of each row
+    first = np.full(group.max() + 1 if len(group) else 0, np.iinfo(np.int64).max)
+    np.minimum.at(first, group, place)  # the group's place: its first member's
+    kept_row = np.empty(len(first), dtype=np.int64)
+    is_first = place == first[group]
+    kept_row[group[is_first]] = np.flatnonzero(is_first)
+    simhash = pipeline.kind == "simhash"
+    own = 0 if simhash else 1.0
+    score = np.full(len(ids), own, dtype=np.int64 if simhash else np.float64)
+    rep_group = group.copy()
+    if len(verified.a):
+        # the verified ends are leaders: their groups, ordered by the groups' places
+        row_of = pd.Index(ids).get_indexer(verified.names)
+        ga, gb = group[row_of[verified.a]], group[row_of[verified.b]]
+        oa, ob = first[ga], first[gb]
+        lo, hi = np.minimum(oa, ob), np.maximum(oa, ob)
+        node, rep, value = greedy_assignment(lo, hi, verified.score, not simhash)
+        group_at = np.empty(len(ids), dtype=np.int64)  # a place -> the group it names
+        group_at[first] = np.arange(len(first))
+        moved = group_at[node]
+        target = np.arange(len(first))
+        target[moved] = group_at[rep]
+        given = np.full(len(first), own, dtype=score.dtype)
+        given[moved] = value
+        rep_group = target[group]
+        score = given[group]
+    cluster_row = kept_row[rep_group]
+    is_rep = (rep_group == group) & is_first
+    kind = pa.int32() if simhash else pa.float64()
+    name = DISTANCE if simhash else SIMILARITY
+    return pa.table(
+        {
+            DOC_ID: pa.array(ids, pa.string()),
+            CLUSTER_ID: pa.array(ids[cluster_row], pa.string()),
+            IS_REPRESENTATIVE: pa.array(is_rep),
+            name: pa.array(score, kind),
+        }
+    )
+
+
+def _score_array(values: npt.NDArray[Any], pipeline: Pipeline) -> pa.Array:
+    simhash = pipeline.kind == "simhash"
+    return pa.array(values, pa.int32() if simhash else pa.float64())
