@@ -346,6 +346,7 @@ def _submit(cluster: Cluster, dist: Path, corpus: Path, out: Path, ui_port: int)
         *_job_args(corpus, out),
         # reliable lineage cuts, and clustering rounds (not the driver) to cut lineage in
         *("--checkpoint-dir", str(out.parent / "checkpoints"), "--max-driver-edges", "0"),
+        *("--engine", "spark"),  # the Spark stages, whose executors the test kills
     ]
     log = out.parent / f"{out.name}-driver.log"
     with open(log, "wb") as fh:

@@ -170,11 +170,11 @@ class _untimed:  # noqa: N801  (a context manager standing in for StageClock.sta
 
 def _features(texts: pa.Table, pipeline: Pipeline) -> pa.Table:
     """``udfs.document_features_fn`` over every row of ``texts``."""
-    batches = texts.select([DOC_ID, TEXT]).to_batches(max_chunksize=BATCH_ROWS)
+    chosen = texts.select([DOC_ID, TEXT])
+    batches = chosen.to_batches(max_chunksize=BATCH_ROWS)
+    if not batches:  # no rows: one empty batch, for the output's columns
+        batches = [pa.RecordBatch.from_pylist([], schema=chosen.schema)]
     out = list(document_features_fn(pipeline)(iter(batches)))
-    if not out:
-        empty = pa.table({DOC_ID: pa.array([], pa.string()), TEXT: pa.array([], pa.string())})
-        out = list(document_features_fn(pipeline)(iter(empty.to_batches())))
     return pa.Table.from_batches(out).combine_chunks()
 
 

@@ -50,15 +50,23 @@ def _with_representative(df: DataFrame, group: str, order: list[Column]) -> Data
 
 def _score(df: DataFrame, sketches: DataFrame, kind: str) -> DataFrame:
     """Similarity (MinHash, estimated) or distance (SimHash) of each member to its
-    representative, through both documents' exact-duplicate leaders."""
+    representative, through both documents' exact-duplicate leaders; a member without a
+    sketch (normalization left it no text: a cluster of its own) scores as its own
+    representative (1.0, distance 0)."""
     col = FINGERPRINT if kind == "simhash" else SIGNATURE
     mine = sketches.select(F.col(DOC_ID).alias(LEADER), F.col(col).alias("__mine"))
     rep_leader = df.select(F.col(DOC_ID).alias(CLUSTER_ID), F.col(LEADER).alias("__rep_leader"))
     theirs = sketches.select(F.col(DOC_ID).alias("__rep_leader"), F.col(col).alias("__theirs"))
-    joined = df.join(mine, LEADER).join(rep_leader, CLUSTER_ID).join(theirs, "__rep_leader")
+    joined = (
+        df.join(mine, LEADER, "left")
+        .join(rep_leader, CLUSTER_ID)
+        .join(theirs, "__rep_leader", "left")
+    )
     if kind == "simhash":
-        return joined.withColumn(DISTANCE, hamming(F.col("__mine"), F.col("__theirs")))
-    return joined.withColumn(SIMILARITY, estimated_jaccard(F.col("__mine"), F.col("__theirs")))
+        distance = hamming(F.col("__mine"), F.col("__theirs"))
+        return joined.withColumn(DISTANCE, F.coalesce(distance, F.lit(0)))
+    similarity = estimated_jaccard(F.col("__mine"), F.col("__theirs"))
+    return joined.withColumn(SIMILARITY, F.coalesce(similarity.cast("double"), F.lit(1.0)))
 
 
 def select_representatives(
