@@ -167,7 +167,9 @@ def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  #
     runs = {}
     for name, limit in (("driver", None), ("rounds", 0)):
         out = tmp_path / name
-        cfg = load_config(input=str(ROOT / "samples"), output=str(out), max_driver_edges=limit)
+        cfg = load_config(
+            input=str(ROOT / "samples"), output=str(out), max_driver_edges=limit, engine="spark"
+        )
         dedup_run.run(spark, cfg)
         runs[name] = json.loads((out / "report.json").read_text())["cluster"]
         runs[name + "-clusters"] = sorted(

@@ -445,7 +445,8 @@ def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type
     )
     assert (out / "_MANIFEST.json").exists()
     assert report["spark"]["shuffle_partitions_from"] == "config"  # the test session's 2
-    assert report["spark"]["shuffle_partitions"] == 2 and report["spark"]["jobs"] >= 15
+    # every Spark job is counted, the writes' too (five outputs: five jobs at least)
+    assert report["spark"]["shuffle_partitions"] == 2 and report["spark"]["jobs"] >= 5
     assert report["spark"]["adaptive_from"] == "config"  # the test session turns it off
     bands = report["bands"]
     # every pair counts once, in the first band that produced it: most come from band 0
@@ -576,8 +577,8 @@ def test_connected_estimate_semblance_banding_equals_union_find(
 
 
 def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The module's run (2 shuffle partitions, adaptive execution off, the cluster stage
-    finished on the driver) against one with every partitioning knob moved at once: 5
+    """The module's run (2 shuffle partitions, adaptive execution off, its core on the
+    driver: engine auto) against one on Spark stages with every partitioning knob moved at once: 5
     shuffle partitions with adaptive execution and broadcast joins (which coalesce and
     re-plan joins), Arrow batches of 16 rows (a task's rows in several batches), input
     splits of 4 KB (so one file is read by several tasks) and the cluster stage in parallel
@@ -592,7 +593,7 @@ def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Pat
     }
     other = tmp_path / "out"
     with spark_conf(spark, **settings):
-        s = _run(spark, src, other, max_text_bytes=100_000, max_driver_edges=0)
+        s = _run(spark, src, other, max_text_bytes=100_000, max_driver_edges=0, engine="spark")
     assert s.rounds > 0 and s.driver_edges == 0
     for name in ("clusters", "docs", "rejects", "pairs"):
         assert _table(spark, other, name) == _table(spark, out, name), name

@@ -229,8 +229,9 @@ def _keyed(
         if pipeline.preset.input == "text":
             has = fps != 0  # no features: exact duplicates only
             ids, fps = ids[has], fps[has]
-        keys = settings.hamming_scheme().keys(fps.view(np.uint64)).view(np.int64)
-        return ids, fps, keys.reshape(len(fps), -1)
+        scheme = settings.hamming_scheme()
+        keys = scheme.keys(fps.view(np.uint64)).view(np.int64)
+        return ids, fps, keys.reshape(len(fps), len(scheme.parts))
     width = pipeline.param("bands") * pipeline.param("rows")
     sigs = _matrix(features.column(SIGNATURE), width)[lead]
     keys = _matrix(features.column(BAND_KEYS), pipeline.param("bands"))[lead]
