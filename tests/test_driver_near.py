@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 from dedup_corpus import planted
+from test_session import FakeConf
 from test_spark_dedup import TOKEN_LESS, every_text_pipeline
 
 from neardup_udfs.config import ConfigError, load_config, load_index_config
@@ -176,19 +177,11 @@ def test_auto_runs_small_inputs_on_the_driver_and_says_why(
             assert rows["script-only"]["similarity"] == 1.0
 
 
-class _Conf:
-    def __init__(self, values: dict[str, str]) -> None:
-        self.values = values
-
-    def get(self, key: str, default: str | None = None) -> str | None:
-        return self.values.get(key, default)
-
-
 @pytest.mark.parametrize(
     ("conf", "text_bytes", "docs", "engine"),
     [
-        ({}, 10 << 20, 10_000, "driver"),  # 1g: half is 512 MiB; need 30 MiB + 40 MB
-        ({}, 200 << 20, 1_000, "spark"),  # 600 MiB of text copies
+        ({}, 10 << 20, 10_000, "driver"),  # 1g: half is 512 MiB; need 60 MiB + 40 MB
+        ({}, 100 << 20, 1_000, "spark"),  # 600 MiB of text copies
         ({"spark.driver.memory": "8g", "spark.driver.maxResultSize": "4g"}, 200 << 20, 1, "driver"),
         ({"spark.driver.maxResultSize": "64m"}, 20 << 20, 1, "spark"),  # the result limit
     ],
@@ -196,14 +189,15 @@ class _Conf:
 def test_auto_weighs_the_texts_against_the_driver_budget(
     conf: dict[str, str], text_bytes: int, docs: int, engine: str
 ) -> None:
-    """``auto``: the driver when three copies of the accepted texts and 4 KiB a document
-    fit half the smaller of the driver's memory and its result limit."""
+    """``auto``: the driver when six bytes a byte of accepted text and 4 KiB a document fit
+    half the smaller of the driver's memory and its result limit."""
     cfg = load_config(input="in", output="out")
-    spark = SimpleNamespace(conf=_Conf(conf))
+    spark = SimpleNamespace(conf=FakeConf(conf))
     read = SimpleNamespace(text_bytes=text_bytes, n_good=docs)
     said = dedup_run.choose_engine(spark, cfg, read, cfg.pipeline())  # type: ignore[arg-type]
     assert said["engine"] == engine
-    assert said["need_bytes"] == 3 * text_bytes + dedup_run.DRIVER_BYTES_PER_DOC * docs
+    need = dedup_run.DRIVER_TEXT_COPIES * text_bytes + dedup_run.DRIVER_BYTES_PER_DOC * docs
+    assert said["need_bytes"] == need
 
 
 def test_an_engine_chosen_by_the_user_is_kept_and_checked() -> None:

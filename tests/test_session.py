@@ -126,7 +126,9 @@ def test_reliable_lineage_cuts_where_a_checkpoint_directory_is_set(spark, tmp_pa
     assert spark.sparkContext.getCheckpointDir() == before
 
 
-class _Conf:
+class FakeConf:
+    """``spark.conf`` of a session that is not there: ``get`` from a dict."""
+
     def __init__(self, values: dict[str, str]) -> None:
         self.values = values
 
@@ -156,7 +158,7 @@ def test_driver_edge_budget_follows_the_driver_memory(
     """The smaller of the driver's memory / 256 bytes and its result limit / 128 bytes."""
     from types import SimpleNamespace
 
-    budget, said = session.driver_edge_budget(SimpleNamespace(conf=_Conf(settings)))  # type: ignore[arg-type]
+    budget, said = session.driver_edge_budget(SimpleNamespace(conf=FakeConf(settings)))  # type: ignore[arg-type]
     assert budget == edges
     assert said == f"spark.driver.{source} / {256 if 'memory' in source else 128} bytes an edge"
 
