@@ -296,17 +296,23 @@ def _found_pairs(
     offsets = np.append(g_start, len(rows_b)).astype(np.int64)
     g_bucket, g_chunk = rows_b[g_start], rows_chunk[g_start]
     g_band, g_star = band[starts[g_bucket]], hot[g_bucket]
-    member_roles = roles[rows_doc]
-    if pipeline.kind == "simhash":
-        a, b, at, score, where = first_table_pairs(
-            g_band, g_star, offsets, rows_doc, sketch[rows_doc], member_roles,
-            settings.hamming_scheme(),
-        )  # fmt: skip
-    else:
-        a, b, at, score, where = first_band_pairs(
-            g_band, g_star, offsets, rows_doc, sketch[rows_doc], member_roles,
-            pipeline.param("rows"),
-        )  # fmt: skip
+    # one kernel call per band: its member rows hold at most one copy of each sketch
+    parts = []
+    for lo, hi in _runs(g_band):
+        rows = rows_doc[offsets[lo] : offsets[hi + 1]]
+        args = (g_band[lo : hi + 1], g_star[lo : hi + 1], offsets[lo : hi + 2] - offsets[lo])
+        if pipeline.kind == "simhash":
+            got = first_table_pairs(
+                *args, rows, sketch[rows], roles[rows], settings.hamming_scheme()
+            )
+        else:
+            got = first_band_pairs(*args, rows, sketch[rows], roles[rows], pipeline.param("rows"))
+        parts.append((*got[:4], got[4] + lo))
+    a, b, at, score, where = (
+        (np.concatenate(c) for c in zip(*parts, strict=True))
+        if parts
+        else (np.empty(0, np.int64),) * 5
+    )
     found = _Pairs(
         names, a, b, at.astype(np.int32), key[starts[g_bucket[where]]],
         g_chunk[where].astype(np.int32), score,
@@ -317,6 +323,16 @@ def _found_pairs(
         size[hot_b],
     )
     return found
+
+
+def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
+    """The first and last index of every run of equal ``values``, in order."""
+    if not len(values):
+        return []
+    cut = np.flatnonzero(values[1:] != values[:-1])
+    return list(
+        zip(np.append(0, cut + 1).tolist(), np.append(cut, len(values) - 1).tolist(), strict=True)
+    )
 
 
 def _verified(
