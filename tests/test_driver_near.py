@@ -194,7 +194,7 @@ def test_auto_weighs_the_texts_against_the_driver_budget(
     cfg = load_config(input="in", output="out")
     spark = SimpleNamespace(conf=FakeConf(conf))
     read = SimpleNamespace(text_bytes=text_bytes, n_good=docs)
-    said = dedup_run.choose_engine(spark, cfg, read, cfg.pipeline())  # type: ignore[arg-type]
+    said = dedup_run.choose_engine(spark, cfg, read)  # type: ignore[arg-type]
     assert said["engine"] == engine
     need = dedup_run.DRIVER_TEXT_COPIES * text_bytes + dedup_run.DRIVER_BYTES_PER_DOC * docs
     assert said["need_bytes"] == need
@@ -204,7 +204,7 @@ def test_an_engine_chosen_by_the_user_is_kept_and_checked() -> None:
     """``engine`` set: kept as given; ``driver`` refuses what only Spark stages do, and the
     index job refuses the key (ConfigError names it)."""
     cfg = load_config(input="in", output="out", engine="spark")
-    said = dedup_run.choose_engine(None, cfg, None, cfg.pipeline())  # type: ignore[arg-type]
+    said = dedup_run.choose_engine(None, cfg, None)  # type: ignore[arg-type]
     assert said == {"engine": "spark", "why": "config key engine = 'spark'"}
     with pytest.raises(ConfigError, match="engine"):
         load_config(input="in", output="out", engine="driver", clustering="connected")

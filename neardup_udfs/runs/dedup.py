@@ -1,5 +1,7 @@
 """The dedup run: read, normalize, exact duplicates, fingerprints, the shared near-duplicate
-stages (``runs.near``), an index to match and grow, outputs and the report.
+stages (``runs.near``), an index to match and grow, outputs and the report. The core
+between the read and the outputs runs as Spark stages or, for an input the driver holds,
+in the driver's own process (``driver.near``; config key ``engine``), with the same rows.
 
 Writes under the config's output: docs/, clusters/, rejects/, samples/ (and pairs/ when
 asked), report.json, report.html and _MANIFEST.json last (the success marker). With
@@ -27,6 +29,7 @@ from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import HOT_BUCKETS_LISTED, NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
+    Checked,
     LostRecords,
     RunScope,
     StageClock,
@@ -61,7 +64,16 @@ from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
 
-__all__ = ["Summary", "format_summary", "near_settings", "run"]
+__all__ = [
+    "DRIVER_BYTES_PER_DOC",
+    "DRIVER_TEXT_COPIES",
+    "Core",
+    "Summary",
+    "choose_engine",
+    "format_summary",
+    "near_settings",
+    "run",
+]
 
 log = logging.getLogger("neardup.dedup")
 
@@ -185,7 +197,7 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, n_good
-        engine = choose_engine(spark, config, read, pipeline)
+        engine = choose_engine(spark, config, read)
         collected = _collected(good, config) if engine["engine"] == "driver" else None
 
     settings = near_settings(config, pipeline, against)
@@ -267,9 +279,7 @@ class Core:
     matches: DataFrame | None = None  # against: leaders near an indexed document
 
 
-def choose_engine(
-    spark: SparkSession, config: DedupConfig, read: Any, pipeline: Pipeline
-) -> dict[str, Any]:
+def choose_engine(spark: SparkSession, config: DedupConfig, read: Checked) -> dict[str, Any]:
     """Where the run's core runs (report.json ``engine``): ``engine`` (``driver`` or
     ``spark``) and ``why``; under ``auto`` also the driver's budget and the run's need.
 
@@ -354,7 +364,7 @@ def _driver_core(
 def _spark_core(
     spark: SparkSession,
     config: DedupConfig,
-    read: Any,
+    read: Checked,
     pipeline: Pipeline,
     settings: NearSettings,
     against: Against | None,
