@@ -87,25 +87,28 @@ def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:
     ``max_driver_edges`` when it is unset), and where the figure comes from: the smaller of
     ``spark.driver.memory`` (default 1g) / :data:`BYTES_PER_DRIVER_EDGE` and
     ``spark.driver.maxResultSize`` (default 1g; 0 is no limit) / :data:`BYTES_PER_RESULT_EDGE`."""
-    memory, given = _bytes(spark, "spark.driver.memory", "1g")
-    budget = memory // BYTES_PER_DRIVER_EDGE
-    source = f"spark.driver.memory {given} / {BYTES_PER_DRIVER_EDGE} bytes an edge"
-    results, limit = _bytes(spark, "spark.driver.maxResultSize", "1g")
-    if results > 0 and results // BYTES_PER_RESULT_EDGE < budget:
-        budget = results // BYTES_PER_RESULT_EDGE
-        source = f"spark.driver.maxResultSize {limit} / {BYTES_PER_RESULT_EDGE} bytes an edge"
-    return budget, source
+    return _driver_share(spark, BYTES_PER_DRIVER_EDGE, BYTES_PER_RESULT_EDGE, " bytes an edge")
 
 
 def driver_byte_budget(spark: SparkSession) -> tuple[int, str]:
     """The most bytes a run may hold in its driver (``engine = "auto"`` decides by it), and
     where the figure comes from: half the smaller of ``spark.driver.memory`` (default 1g) and
     ``spark.driver.maxResultSize`` (default 1g; 0 is no limit)."""
+    return _driver_share(spark, 2, 2, "")
+
+
+def _driver_share(
+    spark: SparkSession, of_memory: int, of_results: int, each: str
+) -> tuple[int, str]:
+    """The smaller of ``spark.driver.memory`` / ``of_memory`` and
+    ``spark.driver.maxResultSize`` / ``of_results`` (a result limit of 0 is none), and where
+    it comes from (``each`` follows the divisor)."""
     memory, given = _bytes(spark, "spark.driver.memory", "1g")
-    budget, source = memory // 2, f"spark.driver.memory {given} / 2"
+    budget, source = memory // of_memory, f"spark.driver.memory {given} / {of_memory}{each}"
     results, limit = _bytes(spark, "spark.driver.maxResultSize", "1g")
-    if 0 < results // 2 < budget:
-        budget, source = results // 2, f"spark.driver.maxResultSize {limit} / 2"
+    if results > 0 and results // of_results < budget:
+        budget = results // of_results
+        source = f"spark.driver.maxResultSize {limit} / {of_results}{each}"
     return budget, source
 
 

@@ -15,12 +15,11 @@ import pyarrow.parquet as pq
 import pytest
 from dedup_corpus import planted
 from test_session import FakeConf
-from test_spark_dedup import TOKEN_LESS, every_text_pipeline
+from test_spark_dedup import TOKEN_LESS, every_text_pipeline, run_dedup
 
 from neardup_udfs.config import ConfigError, load_config, load_index_config
 from neardup_udfs.runs import dedup as dedup_run
 
-ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("docs", "clusters", "pairs", "samples", "rejects")
 REPORTED = ("counts", "bands", "hot_buckets", "cluster_size_histogram", "scores")
 
@@ -61,19 +60,7 @@ def _both(  # type: ignore[no-untyped-def]
     got = {}
     for engine in ("spark", "driver"):
         where = out / engine
-        cfg = load_config(
-            str(ROOT / "conf/dedup.toml"),
-            input=str(corpus),
-            output=str(where),
-            input_format="jsonl",
-            id_col="url",
-            text_col="body",
-            outputs=tables,
-            engine=engine,
-            **settings,
-        )
-        dedup_run.run(spark, cfg)
-        assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+        run_dedup(spark, corpus, where, outputs=tables, engine=engine, **settings)
         report = json.loads((where / "report.json").read_text())
         assert report["engine"]["engine"] == engine
         written = {}

@@ -373,8 +373,10 @@ def _write_corpus(
     return src
 
 
-def _run(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
-    """One run of the job; checks that it leaves nothing cached behind."""
+def run_dedup(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
+    """One run of the job (``overrides`` may replace the outputs too); checks that it leaves
+    nothing cached behind."""
+    settings = {"outputs": ("docs", "clusters", "pairs", "rejects", "samples"), **overrides}
     cfg = load_config(
         str(ROOT / "conf/dedup.toml"),
         input=str(src),
@@ -382,8 +384,7 @@ def _run(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  #
         input_format="jsonl",
         id_col="url",
         text_col="body",
-        outputs=("docs", "clusters", "pairs", "rejects", "samples"),
-        **overrides,
+        **settings,
     )
     summary = dedup_job.run(spark, cfg)
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
@@ -417,7 +418,7 @@ def minhash_run(spark, corpus: Corpus, tmp_path_factory) -> tuple[Path, Path, de
     ]
     src = _write_corpus(tmp, corpus, extra=extra)
     out = tmp / "out"
-    return src, out, _run(spark, src, out, max_text_bytes=100_000)
+    return src, out, run_dedup(spark, src, out, max_text_bytes=100_000)
 
 
 def test_minhash_end_to_end(spark, corpus: Corpus, minhash_run) -> None:  # type: ignore[no-untyped-def]
@@ -568,7 +569,9 @@ def test_connected_estimate_semblance_banding_equals_union_find(
 ) -> None:  # type: ignore[no-untyped-def]
     src = _write_corpus(tmp_path, corpus)
     out = tmp_path / "out"
-    s = _run(spark, src, out, verification="estimate", banding="semblance", clustering="connected")
+    s = run_dedup(
+        spark, src, out, verification="estimate", banding="semblance", clustering="connected"
+    )
     assert s.pipeline == "web/1+semblance/1"
     pipe = resolve("semblance", normalize="web", threshold=0.7)
     edges = _naive_minhash_edges(corpus, pipe, "estimate")
@@ -593,7 +596,7 @@ def test_same_result_whatever_the_partitioning(spark, minhash_run, tmp_path: Pat
     }
     other = tmp_path / "out"
     with spark_conf(spark, **settings):
-        s = _run(spark, src, other, max_text_bytes=100_000, max_driver_edges=0, engine="spark")
+        s = run_dedup(spark, src, other, max_text_bytes=100_000, max_driver_edges=0, engine="spark")
     assert s.rounds > 0 and s.driver_edges == 0
     for name in ("clusters", "docs", "rejects", "pairs"):
         assert _table(spark, other, name) == _table(spark, out, name), name
@@ -606,7 +609,7 @@ def test_simhash_equals_the_greedy_oracle_on_the_kernel_index(
     families of ditto's fingerprints run together), anchored keeps each within k."""
     src = _write_corpus(tmp_path, corpus, files=2)
     out = tmp_path / "out"
-    s = _run(spark, src, out, method="simhash", max_distance=3)
+    s = run_dedup(spark, src, out, method="simhash", max_distance=3)
     index = Index(3)
     ditto = resolve("ditto/2", normalize="web")  # the job's default pipeline
     assert s.pipeline == ditto.id == "web/1;cjk=0+ditto/2"
@@ -743,7 +746,7 @@ def test_a_chain_removes_only_what_is_near_the_kept_document(spark, tmp_path: Pa
     rows = [{"url": u, "body": " ".join(t)} for u, t in (("A", a), ("B", b), ("C", c))]
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    s = _run(spark, src, tmp_path / "anchored", verification="exact")
+    s = run_dedup(spark, src, tmp_path / "anchored", verification="exact")
     got = {r.doc_id: r for r in spark.read.parquet(str(tmp_path / "anchored/clusters")).collect()}
     assert (s.kept, s.removed, s.driver_edges) == (2, 1, 2) and s.rounds == 0  # fits the driver
     assert got["B"].cluster_id == "A" and got["B"].similarity == pytest.approx(33 / 43)
@@ -794,7 +797,7 @@ def test_representative_rule_reaches_the_stage(spark, tmp_path: Path) -> None:  
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "longest"
-    s = _run(spark, src, out, method="simhash", max_distance=10, representative="longest")
+    s = run_dedup(spark, src, out, method="simhash", max_distance=10, representative="longest")
     assert (s.kept, s.removed) == (2, 2)
     reps = {r.cluster_id for r in spark.read.parquet(str(out / "clusters")).collect()}
     assert reps == {"b", "z"}
@@ -805,7 +808,7 @@ def test_identical_documents_make_no_pairs(spark, tmp_path: Path) -> None:  # ty
     src = tmp_path / "in.jsonl"
     text = "the very same boilerplate page copied again and again across the crawl"
     src.write_text("".join(json.dumps({"url": f"u{i:05d}", "body": text}) + "\n" for i in range(n)))
-    s = _run(spark, src, tmp_path / "out", hot_bucket_size=50)
+    s = run_dedup(spark, src, tmp_path / "out", hot_bucket_size=50)
     assert (s.exact_duplicates, s.candidates, s.verified) == (n - 1, 0, 0)
     assert (s.kept, s.removed, s.clusters) == (1, n - 1, 1)
 
@@ -874,7 +877,7 @@ def test_multi_table_keys_find_what_dittos_blocks_find(
     runs = {}
     for blocks in (None, 4):
         out = tmp_path / f"out-{blocks}"
-        s = _run(
+        s = run_dedup(
             spark,
             src,
             out,

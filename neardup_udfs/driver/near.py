@@ -11,8 +11,9 @@ shuffle. A run takes this path when its input fits the driver (``runs.dedup``, c
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,8 @@ from neardup_udfs.kernels.greedy import greedy_assignment
 from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
 from neardup_udfs.presets import Pipeline
+from neardup_udfs.runs.near import HOT_BUCKETS_LISTED, NearSettings, hot_bucket
+from neardup_udfs.runtime import StageClock
 from neardup_udfs.schemas import (
     BAND,
     BAND_KEYS,
@@ -35,7 +38,6 @@ from neardup_udfs.schemas import (
     EXACT_KEY,
     FINGERPRINT,
     IS_REPRESENTATIVE,
-    LEADER,
     LENGTH,
     SIGNATURE,
     SIMILARITY,
@@ -44,9 +46,6 @@ from neardup_udfs.schemas import (
     B,
 )
 from neardup_udfs.udfs import document_features_fn
-
-if TYPE_CHECKING:
-    from neardup_udfs.runs.near import NearSettings
 
 __all__ = ["DriverNear", "near_on_driver"]
 
@@ -58,7 +57,6 @@ BATCH_ROWS = 4096  # texts per call of the feature kernel
 class DriverNear:
     """What :func:`near_on_driver` found."""
 
-    features: pa.Table  # doc_id, exact_key, empty_text, length, leader: one row per document
     pairs: pa.Table  # a, b, band, similarity | distance: the verified pairs
     clusters: pa.Table  # doc_id, cluster_id, is_representative, similarity | distance
     counts: dict[str, int] = field(default_factory=dict)  # the run summary's counts
@@ -73,8 +71,7 @@ def near_on_driver(
     settings: NearSettings,
     *,
     order: pa.ChunkedArray | pa.Array | None = None,
-    hot_listed: int = 100,
-    clock: Any = None,
+    clock: StageClock | None = None,
 ) -> DriverNear:
     """The exact-duplicate groups, verified pairs and anchored clusters of ``texts``
     (``doc_id``, ``text``: unique ids, no null text), as the dedup run's Spark stages
@@ -85,9 +82,8 @@ def near_on_driver(
         pipeline: the run's pipeline (MinHash or SimHash of text).
         settings: the shared stages' settings (``settings.clustering`` must be anchored).
         order: the representative rule's ``earliest`` column, aligned with ``texts``.
-        hot_listed: how many of the largest hot buckets ``hot`` lists.
-        clock: a ``runtime.StageClock``: the work is timed as the stages ``fingerprint``,
-            ``pairs`` and ``cluster`` (None: untimed).
+        clock: the run's clock: the work is timed as its stages ``fingerprint``, ``pairs``
+            and ``cluster`` (None: a clock of this call's own, logging to ``neardup.driver``).
 
     Notes:
         ``pairs`` holds the pairs of ``stages.verify.verify`` over the candidates of
@@ -98,7 +94,7 @@ def near_on_driver(
     """
     if settings.clustering != "anchored":
         raise ValueError("the driver path clusters anchored only")
-    stage = clock.stage if clock is not None else _untimed
+    stage = (clock or StageClock(logging.getLogger("neardup.driver"))).stage
     counts: dict[str, int] = {}
     with stage("fingerprint") as rows:
         features = _features(texts, pipeline)
@@ -107,16 +103,12 @@ def near_on_driver(
         empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
         is_leader = ids == leader
         lead = np.flatnonzero(is_leader & ~empty)
-        counts.update(
-            empty=int(empty.sum()),
-            exact_duplicates=len(ids) - int(is_leader.sum()),
-            sketched=len(lead),
-        )
+        counts.update(empty=int(empty.sum()), exact_duplicates=len(ids) - int(is_leader.sum()))
         rows.rows_in, rows.rows_out = len(ids), len(lead)
     with stage("pairs") as rows:
         found = _found_pairs(features, lead, pipeline, settings)
-        verified = _verified(found, texts, lead, pipeline, settings)
-        bands, hot = _band_counts(found, verified), _hot_list(found, hot_listed)
+        verified = _verified(found, texts, pipeline, settings)
+        bands, hot = _band_counts(found, verified), _hot_list(found)
         counts.update(
             candidates=len(found.a),
             verified=len(verified.a),
@@ -146,26 +138,7 @@ def near_on_driver(
             score: _score_array(verified.score, pipeline),
         }
     )
-    table = features.select([DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH]).append_column(
-        LEADER, pa.array(leader, pa.string())
-    )
-    return DriverNear(table, pairs, clusters, counts, bands, hot, histogram)
-
-
-class _Rows:
-    rows_in: int = 0
-    rows_out: int = 0
-
-
-class _untimed:  # noqa: N801  (a context manager standing in for StageClock.stage)
-    def __init__(self, name: str) -> None:
-        self.rows = _Rows()
-
-    def __enter__(self) -> _Rows:
-        return self.rows
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+    return DriverNear(pairs, clusters, counts, bands, hot, histogram)
 
 
 def _features(texts: pa.Table, pipeline: Pipeline) -> pa.Table:
@@ -335,9 +308,7 @@ def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
     )
 
 
-def _verified(
-    found: _Pairs, texts: pa.Table, lead: I64, pipeline: Pipeline, settings: NearSettings
-) -> _Pairs:
+def _verified(found: _Pairs, texts: pa.Table, pipeline: Pipeline, settings: NearSettings) -> _Pairs:
     """The pairs of ``stages.verify.verify``: SimHash within ``max_distance``; MinHash by the
     estimate, the exact Jaccard, or the estimate away from the threshold and the exact
     Jaccard near it (``hybrid``), with the score that decided."""
@@ -386,15 +357,12 @@ def _band_counts(found: _Pairs, verified: _Pairs) -> list[dict[str, Any]]:
     ]
 
 
-def _hot_list(found: _Pairs, listed: int) -> list[dict[str, Any]]:
-    """The largest hot buckets (size descending, then band, then key), at most ``listed``."""
-    order = np.lexsort((found.hot_key, found.hot_band, -found.hot_size))[:listed]
+def _hot_list(found: _Pairs) -> list[dict[str, Any]]:
+    """The largest hot buckets (size descending, then band, then key), at most
+    :data:`runs.near.HOT_BUCKETS_LISTED`, as report.json lists them."""
+    order = np.lexsort((found.hot_key, found.hot_band, -found.hot_size))[:HOT_BUCKETS_LISTED]
     return [
-        {
-            "band": int(found.hot_band[i]),
-            "key": f"{int(found.hot_key[i]) & (2**64 - 1):016x}",
-            "size": int(found.hot_size[i]),
-        }
+        hot_bucket(int(found.hot_band[i]), int(found.hot_key[i]), int(found.hot_size[i]))
         for i in order
     ]
 
@@ -462,14 +430,12 @@ def _anchored(
         score = given[group]
     cluster_row = kept_row[rep_group]
     is_rep = (rep_group == group) & is_first
-    kind = pa.int32() if simhash else pa.float64()
-    name = DISTANCE if simhash else SIMILARITY
     return pa.table(
         {
             DOC_ID: pa.array(ids, pa.string()),
             CLUSTER_ID: pa.array(ids[cluster_row], pa.string()),
             IS_REPRESENTATIVE: pa.array(is_rep),
-            name: pa.array(score, kind),
+            DISTANCE if simhash else SIMILARITY: _score_array(score, pipeline),
         }
     )
 

@@ -27,7 +27,7 @@ from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
-from neardup_udfs.runs.near import HOT_BUCKETS_LISTED, NearCounts, NearDuplicates, NearSettings
+from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     Checked,
     LostRecords,
@@ -334,9 +334,7 @@ def _driver_core(
 ) -> Core:
     """The core in the driver's process (``driver.near``), its tables handed back to Spark."""
     order = table.column("__order") if "__order" in table.column_names else None
-    found = near_on_driver(
-        table, pipeline, settings, order=order, hot_listed=HOT_BUCKETS_LISTED, clock=clock
-    )
+    found = near_on_driver(table, pipeline, settings, order=order, clock=clock)
     c = found.counts
     summary.empty, summary.exact_duplicates = c["empty"], c["exact_duplicates"]
     summary.candidates, summary.verified = c["candidates"], c["verified"]

@@ -22,9 +22,15 @@ from neardup_udfs.stages.candidates import first_band_counts, scored_candidates
 from neardup_udfs.stages.cluster import cluster
 from neardup_udfs.stages.verify import verify
 
-__all__ = ["NearCounts", "NearDuplicates", "NearSettings"]
+__all__ = ["HOT_BUCKETS_LISTED", "NearCounts", "NearDuplicates", "NearSettings", "hot_bucket"]
 
 HOT_BUCKETS_LISTED = 100  # report.json lists the largest hot buckets, at most this many
+
+
+def hot_bucket(band: int, key: int, size: int) -> dict[str, Any]:
+    """One entry of report.json's ``hot_buckets``: the band (or table), the bucket key as 16
+    hex digits of its unsigned 64-bit value, and the bucket's size."""
+    return {"band": band, "key": f"{key & (2**64 - 1):016x}", "size": size}
 
 
 @dataclass
@@ -142,10 +148,7 @@ class NearDuplicates:
             counts.hot_buckets = (
                 len(hot) if len(hot) < HOT_BUCKETS_LISTED else found.hot_buckets.count()
             )
-            self.hot = [
-                {"band": r[BAND], "key": f"{r['key'] & (2**64 - 1):016x}", "size": r["size"]}
-                for r in hot
-            ]
+            self.hot = [hot_bucket(r[BAND], r["key"], r["size"]) for r in hot]
             rows.rows_in, rows.rows_out = self.n_sketched, counts.verified
         return self.edges
 
