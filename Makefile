@@ -17,7 +17,7 @@ SPARK_SUBMIT = $(BIN)/spark-submit --properties-file conf/spark-local.conf \
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev]'
 	touch $(STAMP)
 
 # a venv made before uv was part of the install
@@ -101,8 +101,8 @@ $(RUNTIME)/pyvenv.cfg: pyproject.toml
 	$(PYTHON) -m venv --without-pip $(RUNTIME)
 
 $(RUNTIME)/.installed: $(RUNTIME)/pyvenv.cfg $(WHEEL) $(BIN)/uv
-	$(BIN)/uv pip install --quiet --python $(RUNTIME)/bin/python $(WHEEL)
-	$(BIN)/uv pip install --quiet --python $(RUNTIME)/bin/python --no-deps \
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(RUNTIME)/bin/python $(WHEEL)
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(RUNTIME)/bin/python --no-deps \
 		--reinstall-package neardup $(WHEEL)
 	touch $@
 

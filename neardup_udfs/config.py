@@ -54,7 +54,7 @@ VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
 CLUSTERINGS = ("anchored", "connected")  # stages.cluster
-ENGINES = ("auto", "driver", "spark")  # runs.dedup: where the near-duplicate core runs
+ENGINES = ("auto", "local", "driver", "spark")  # runs.dedup: where the near-duplicate core runs
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
 SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")
@@ -324,11 +324,14 @@ class DedupConfig(ClusterConfig, InputConfig):
     )
     engine: str = setting(
         "auto",
-        "where the run finds pairs and clusters: `driver` (in the driver's own process, "
-        "from the texts collected once: no Spark job between the read and the writes), "
-        "`spark` (Spark stages), `auto` (`driver` when anchored, without `against`, and the "
-        "accepted texts fit the driver's budget: `spark.driver.memory` and "
-        "`spark.driver.maxResultSize`); the outputs are the same either way",
+        "where the run works: `local` (no Spark session at all: local JSON-lines files read, "
+        "deduplicated and written in the job's own Python process), `driver` (Spark reads "
+        "and writes, the pairs and clusters are found in the driver's own process, from the "
+        "texts collected once), `spark` (Spark stages), `auto` (`local` for a job started "
+        "in local mode on local JSON lines that Arrow reads as Spark does, else `driver`; "
+        "either only when anchored, without `against`, and when the accepted texts fit the "
+        "driver's budget: `spark.driver.memory` and `spark.driver.maxResultSize`; else "
+        "`spark`); the outputs are the same whichever runs",
         choices=ENGINES,
     )
     batch_id: str | None = setting(
@@ -344,10 +347,16 @@ class DedupConfig(ClusterConfig, InputConfig):
                 if getattr(self, key) != unset:
                     why = "anchored removes only documents verified near the kept one"
                     raise fail(key, f"applies to clustering 'connected' only ({why})")
-        if self.engine == "driver" and self.clustering != "anchored":
-            raise fail("engine", "'driver' clusters anchored only (clustering 'connected': spark)")
-        if self.engine == "driver" and self.against:
-            raise fail("engine", "'driver' does not match an index (against): use auto or spark")
+        if self.engine in ("local", "driver") and self.clustering != "anchored":
+            raise fail(
+                "engine", f"{self.engine!r} clusters anchored only (clustering 'connected': spark)"
+            )
+        if self.engine in ("local", "driver") and self.against:
+            raise fail(
+                "engine", f"{self.engine!r} does not match an index (against): use auto or spark"
+            )
+        if self.engine == "local" and self.input_format != "jsonl":
+            raise fail("engine", "'local' reads JSON lines only (input_format 'jsonl')")
         if self.representative == "earliest" and not self.order_col:
             raise fail("order_col", "representative 'earliest' needs an order column")
         self._check_method()

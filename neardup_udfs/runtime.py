@@ -425,6 +425,7 @@ class Job(Generic[C, S]):
     describe: Callable[[C, S], str]
     skip: tuple[str, ...] = ()  # keys of ``config`` that take no flag in this job
     extend: Callable[[argparse.ArgumentParser], None] | None = None  # arguments of its own
+    local: Callable[[C], S | None] | None = None  # a run without Spark, tried first
 
     def build_parser(self) -> argparse.ArgumentParser:
         """``--config`` and a flag for every key of the config class but ``skip``, then the
@@ -443,6 +444,7 @@ class Job(Generic[C, S]):
             load=partial(settings.load, self.config),
             run=self.run,
             describe=self.describe,
+            local=self.local,
         )
 
 
@@ -454,9 +456,11 @@ def job_main(
     load: Callable[..., C],
     run: Callable[[SparkSession, C], S],
     describe: Callable[[C, S], str],
+    local: Callable[[C], S | None] | None = None,
 ) -> int:
     """Parse ``argv``, load the config (``--config`` file plus flags) before Spark starts,
-    run, print ``describe(config, summary)``.
+    run (``local(config)`` first, when given: a summary, or None when the run needs Spark),
+    print ``describe(config, summary)``.
 
     Returns:
         0 on success; 2 when the config or the input is wrong (one line on stderr).
@@ -476,6 +480,15 @@ def job_main(
     except ConfigError as e:
         report_error(f"{prog}: error: {e}")
         return 2
+    if local is not None:
+        try:
+            done = local(config)
+        except InputError as e:
+            report_error(f"{prog}: error: {e}")
+            return 2
+        if done is not None:
+            print(describe(config, done))
+            return 0
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(f"neardup-{prog.removesuffix('.py')}")
     if quiet:

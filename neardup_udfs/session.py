@@ -34,6 +34,7 @@ __all__ = [
     "local_session",
     "run_settings",
     "spark_conf",
+    "submitted_conf",
 ]
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
@@ -66,9 +67,9 @@ BYTES_PER_RESULT_EDGE = 128
 _UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-def _bytes(spark: SparkSession, key: str, default: str) -> tuple[int, str]:
+def _bytes(conf: Mapping[str, str], key: str, default: str) -> tuple[int, str]:
     """``key``'s size in bytes and the text given; the default's when unset or unreadable."""
-    given = spark.conf.get(key, None) or default
+    given = conf.get(key, None) or default
     try:
         return _size(given), given
     except ValueError:
@@ -87,25 +88,59 @@ def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:
     ``max_driver_edges`` when it is unset), and where the figure comes from: the smaller of
     ``spark.driver.memory`` (default 1g) / :data:`BYTES_PER_DRIVER_EDGE` and
     ``spark.driver.maxResultSize`` (default 1g; 0 is no limit) / :data:`BYTES_PER_RESULT_EDGE`."""
-    return _driver_share(spark, BYTES_PER_DRIVER_EDGE, BYTES_PER_RESULT_EDGE, " bytes an edge")
+    conf = _DriverConf(spark)
+    return _driver_share(conf, BYTES_PER_DRIVER_EDGE, BYTES_PER_RESULT_EDGE, " bytes an edge")
 
 
-def driver_byte_budget(spark: SparkSession) -> tuple[int, str]:
+def driver_byte_budget(spark: SparkSession | Mapping[str, str]) -> tuple[int, str]:
     """The most bytes a run may hold in its driver (``engine = "auto"`` decides by it), and
     where the figure comes from: half the smaller of ``spark.driver.memory`` (default 1g) and
-    ``spark.driver.maxResultSize`` (default 1g; 0 is no limit)."""
-    return _driver_share(spark, 2, 2, "")
+    ``spark.driver.maxResultSize`` (default 1g; 0 is no limit) of a session or of the
+    properties a job was started with (:func:`submitted_conf`)."""
+    conf = spark if isinstance(spark, Mapping) else _DriverConf(spark)
+    return _driver_share(conf, 2, 2, "")
+
+
+class _DriverConf(Mapping[str, str]):
+    """A session's runtime conf, read as a mapping (only ``get`` is asked of it)."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+
+    def __getitem__(self, key: str) -> str:
+        value = self.spark.conf.get(key, None)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def submitted_conf() -> dict[str, str]:
+    """The Spark properties this process was started with, read without starting Spark:
+    under ``spark-submit``, the ``spark.*`` system properties of its JVM (its flags, its
+    properties file, ``spark-defaults.conf``); else none (pyspark's defaults: local mode)."""
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return {}
+    from pyspark.java_gateway import launch_gateway
+
+    props = launch_gateway().jvm.java.lang.System.getProperties()  # connects, starts nothing
+    return {str(k): str(props.get(k)) for k in props.keySet() if str(k).startswith("spark.")}
 
 
 def _driver_share(
-    spark: SparkSession, of_memory: int, of_results: int, each: str
+    conf: Mapping[str, str], of_memory: int, of_results: int, each: str
 ) -> tuple[int, str]:
     """The smaller of ``spark.driver.memory`` / ``of_memory`` and
     ``spark.driver.maxResultSize`` / ``of_results`` (a result limit of 0 is none), and where
     it comes from (``each`` follows the divisor)."""
-    memory, given = _bytes(spark, "spark.driver.memory", "1g")
+    memory, given = _bytes(conf, "spark.driver.memory", "1g")
     budget, source = memory // of_memory, f"spark.driver.memory {given} / {of_memory}{each}"
-    results, limit = _bytes(spark, "spark.driver.maxResultSize", "1g")
+    results, limit = _bytes(conf, "spark.driver.maxResultSize", "1g")
     if results > 0 and results // of_results < budget:
         budget = results // of_results
         source = f"spark.driver.maxResultSize {limit} / {of_results}{each}"

@@ -155,11 +155,23 @@ def _leaders(features: pa.Table) -> npt.NDArray[Any]:
     """Each row's ``leader`` (``stages.exact.led``): the smallest id of its ``exact_key``,
     its own id when normalization left it no text."""
     ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
-    keys = features.column(EXACT_KEY).to_pandas()
     empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
-    # a null key is a group of its own in Spark's window too: rows without a key share one
-    smallest = pd.Series(ids).groupby(keys.fillna("\x00null"), sort=False).transform("min")
-    return np.where(empty, ids, smallest.to_numpy(dtype=object))
+    if len(ids) == 0:
+        return ids
+    # ids in UTF-8 byte order (Spark's string order) within each key; a null key is a
+    # group of its own in Spark's window too: rows without a key share one
+    keyed = pa.table({"k": features.column(EXACT_KEY), "i": features.column(DOC_ID)})
+    order = pc.sort_indices(keyed, sort_keys=[("k", "ascending"), ("i", "ascending")])
+    keys = keyed.column("k").take(order)
+    starts = np.ones(len(ids), dtype=bool)
+    same = pc.equal(keys[1:], keys[:-1])
+    both_null = pc.and_(keys[1:].is_null(), keys[:-1].is_null())
+    starts[1:] = ~pc.or_kleene(pc.fill_null(same, False), both_null).to_numpy(zero_copy_only=False)
+    group = np.cumsum(starts) - 1
+    sorted_ids = ids[order.to_numpy()]
+    smallest = np.empty(len(ids), dtype=object)
+    smallest[order.to_numpy()] = sorted_ids[np.flatnonzero(starts)][group]
+    return np.where(empty, ids, smallest)
 
 
 @dataclass
@@ -430,14 +442,18 @@ def _anchored(
         score = given[group]
     cluster_row = kept_row[rep_group]
     is_rep = (rep_group == group) & is_first
-    return pa.table(
-        {
-            DOC_ID: pa.array(ids, pa.string()),
-            CLUSTER_ID: pa.array(ids[cluster_row], pa.string()),
-            IS_REPRESENTATIVE: pa.array(is_rep),
-            DISTANCE if simhash else SIMILARITY: _score_array(score, pipeline),
-        }
-    )
+    scored = _score_array(score, pipeline)
+    schema = pa.schema(
+        [
+            (DOC_ID, pa.string()),
+            (CLUSTER_ID, pa.string()),
+            (IS_REPRESENTATIVE, pa.bool_()),
+            pa.field(DISTANCE if simhash else SIMILARITY, scored.type, nullable=False),
+        ]
+    )  # a cluster row's score is never null (Spark's stage says so too)
+    columns = [pa.array(ids, pa.string()), pa.array(ids[cluster_row], pa.string()),
+               pa.array(is_rep), scored]  # fmt: skip
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _score_array(values: npt.NDArray[Any], pipeline: Pipeline) -> pa.Array:

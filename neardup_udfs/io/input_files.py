@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from neardup_udfs.io.storage import HadoopStorage, Listed
+from neardup_udfs.io.storage import FileStore, Listed
 
 __all__ = ["DANGLING_REASON", "HIDDEN_REASON", "Unread", "hidden_name", "unread_files"]
 
@@ -53,7 +53,7 @@ class Unread:
     read: tuple[Listed, ...] = ()  # the files Spark reads (the empty ones included)
 
 
-def unread_files(store: HadoopStorage, path: str, *, parquet: bool = False) -> Unread:
+def unread_files(store: FileStore, path: str, *, parquet: bool = False) -> Unread:
     """The user files under ``path`` (a file, a directory read recursively, or a glob) that
     Spark skips for their names, the dangling symbolic links, the readable files of 0 bytes
     and all the readable files, each sorted by URI; and the bytes Spark reads. ``parquet``:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neardup_udfs.io.readers import InputError
-from neardup_udfs.io.storage import HadoopStorage, Storage, StorageError, file_in_the_way, join
+from neardup_udfs.io.storage import FileStore, Storage, StorageError, file_in_the_way, join
 
 __all__ = [
     "LOCK_NAME",
@@ -65,7 +65,7 @@ def _local_real(uri: str) -> str:
     return "file:" + os.path.realpath(path)
 
 
-def _literal_root(store: HadoopStorage, path: str) -> str:
+def _literal_root(store: FileStore, path: str) -> str:
     """The fixed part of ``path``: the path itself when it exists as written, else its
     components before the first one with a glob character."""
     if not any(c in path for c in _GLOB) or store.exists_literally(path):
@@ -79,7 +79,7 @@ def _literal_root(store: HadoopStorage, path: str) -> str:
     return "/".join(fixed) or "/"
 
 
-def _canonical(store: HadoopStorage, path: str, what: str) -> str:
+def _canonical(store: FileStore, path: str, what: str) -> str:
     try:
         uri = store.qualified(_literal_root(store, path)).rstrip("/")
     except StorageError as e:  # a scheme the cluster's Hadoop cannot open
@@ -100,7 +100,7 @@ def overlap(a: str, b: str) -> str | None:
 
 
 def refuse_overlap(
-    store: HadoopStorage, what: str, output: str, inputs: Sequence[tuple[str, str | None]]
+    store: FileStore, what: str, output: str, inputs: Sequence[tuple[str, str | None]]
 ) -> None:
     """OutputRefused, naming both, when ``output`` (called ``what`` in the message) is,
     contains or lies inside one of ``inputs`` ((setting, location) pairs; None entries are
@@ -145,7 +145,7 @@ def written_by_spark(under: str) -> bool:
     )
 
 
-def _ours_file(store: HadoopStorage, path: str) -> bool:
+def _ours_file(store: FileStore, path: str) -> bool:
     """A report or manifest neardup wrote (so a run may replace it)."""
     data = store.read_bytes(path)
     if data is None:
@@ -164,7 +164,7 @@ class OutputClaim:
     """A run's hold on its output folder (see :func:`claim_output`): until ``release``, the
     lock's heartbeat is renewed every :data:`HEARTBEAT_SECONDS`."""
 
-    store: HadoopStorage
+    store: FileStore
     output: str
     lock: str
     holder: dict[str, Any]
@@ -197,7 +197,7 @@ class OutputClaim:
 
 
 def claim_output(
-    store: HadoopStorage,
+    store: FileStore,
     output: str,
     *,
     job: str,
@@ -233,7 +233,7 @@ def claim_output(
     return claim
 
 
-def _check_owned(store: HadoopStorage, output: str, names: tuple[str, ...], keep: bool) -> None:
+def _check_owned(store: FileStore, output: str, names: tuple[str, ...], keep: bool) -> None:
     present = set(store.list(output))
     for name in names:
         if name not in present:
@@ -263,7 +263,7 @@ def _lock_body(holder: dict[str, Any]) -> bytes:
     return (json.dumps({**holder, "heartbeat": int(time.time())}, sort_keys=True) + "\n").encode()
 
 
-def _take_lock(store: HadoopStorage, output: str, lock: str, job: str) -> dict[str, Any]:
+def _take_lock(store: FileStore, output: str, lock: str, job: str) -> dict[str, Any]:
     me = {
         "job": job,
         "host": socket.gethostname(),
@@ -288,7 +288,7 @@ def _take_lock(store: HadoopStorage, output: str, lock: str, job: str) -> dict[s
     raise OutputRefused(f"output {output!r}: could not take its lock {lock!r}")
 
 
-def _holder(store: HadoopStorage, lock: str) -> dict[str, Any] | None:
+def _holder(store: FileStore, lock: str) -> dict[str, Any] | None:
     data = store.read_bytes(lock)
     if data is None:
         return None

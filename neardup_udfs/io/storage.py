@@ -8,6 +8,10 @@ Two implementations of one small interface (:class:`Storage`):
   what it means to Spark's own Parquet writer (the default filesystem, relative to its
   working directory). Reports, manifests, index manifests and the removal of old outputs
   all go through it, so they land where the Parquet outputs land.
+- :class:`LocalStorage` (a dedup run with the ``local`` engine, no JVM): the local
+  filesystem under the names Hadoop's local filesystem gives it (``file:/abs/path``), with
+  the same methods as :class:`HadoopStorage`; a file it writes or deletes loses its stale
+  ``.crc`` sibling, so Hadoop never reads it against an old checksum.
 - :class:`ArrowStorage` (the CLI, no JVM): pyarrow's filesystems: plain paths,
   ``file://``, and what pyarrow opens (``s3://``, ``gs://``, ``hdfs://`` with libhdfs).
   A scheme pyarrow cannot open is a :class:`StorageError` that says it is readable from a
@@ -22,12 +26,16 @@ from __future__ import annotations
 import builtins
 import os
 import posixpath
+import shutil
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 __all__ = [
     "ArrowStorage",
+    "FileStore",
+    "LocalStorage",
     "HadoopStorage",
     "Listed",
     "Storage",
@@ -86,6 +94,26 @@ class Storage(Protocol):
     def list(self, path: str) -> list[str]:
         """The names directly under directory ``path`` (empty when there is none)."""
         ...
+
+
+class FileStore(Storage, Protocol):
+    """What a job needs of its filesystem besides :class:`Storage`: names as the filesystem
+    gives them, listings, and the lock's exclusive create (:class:`HadoopStorage`,
+    :class:`LocalStorage`)."""
+
+    def qualified(self, path: str) -> str: ...
+
+    def exists_literally(self, path: str) -> bool: ...
+
+    def walk(self, path: str) -> builtins.list[Listed]: ...
+
+    def replace_in_place(self, path: str, data: bytes) -> None: ...
+
+    def create_new(self, path: str, data: bytes) -> bool: ...
+
+    def pattern(self, path: str) -> str: ...
+
+    def files(self, path: str) -> builtins.list[Listed]: ...
 
 
 def file_in_the_way(store: Storage, path: str) -> str | None:
@@ -269,6 +297,125 @@ class HadoopStorage:
                     status = found.next()
                     out.append(_listed(status, str(status.getPath().toString())[len(base) :]))
         return out
+
+
+class LocalStorage:
+    """:class:`FileStore` of the local filesystem without a JVM: plain paths (relative to the
+    working directory) and ``file:`` URIs, named as Hadoop's local filesystem names them.
+    It takes no glob: :meth:`pattern` is the path itself."""
+
+    def local(self, path: str) -> str:
+        """``path`` as an absolute local path; StorageError for another scheme."""
+        if path.startswith("file:"):
+            path = urllib.parse.unquote(urllib.parse.urlparse(path).path)
+        elif "://" in path or path.split("/", 1)[0].endswith(":"):
+            raise StorageError(f"{path!r} is not on the local filesystem")
+        return os.path.abspath(path)
+
+    def qualified(self, path: str) -> str:
+        return "file:" + self.local(path)
+
+    def kind(self, path: str) -> Kind | None:
+        local = self.local(path)
+        if os.path.isdir(local):
+            return "dir"
+        return "file" if os.path.exists(local) else None
+
+    def read_bytes(self, path: str) -> bytes | None:
+        local = self.local(path)
+        if not os.path.isfile(local):
+            return None
+        with open(local, "rb") as fh:
+            return fh.read()
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        local = self.local(path)
+        os.makedirs(os.path.dirname(local), exist_ok=True)
+        tmp = _temporary(local)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        _drop_checksum(local)
+        os.replace(tmp, local)
+
+    def delete(self, path: str) -> None:
+        local = self.local(path)
+        if os.path.isdir(local) and not os.path.islink(local):
+            shutil.rmtree(local)
+        elif os.path.lexists(local):
+            os.remove(local)
+        _drop_checksum(local)
+
+    def list(self, path: str) -> builtins.list[str]:
+        local = self.local(path)
+        if not os.path.isdir(local):
+            return []
+        return sorted(n for n in os.listdir(local) if not _checksum_name(n))
+
+    def exists_literally(self, path: str) -> bool:
+        try:
+            return os.path.exists(self.local(path))
+        except StorageError:
+            return False
+
+    def walk(self, path: str) -> builtins.list[Listed]:
+        top = self.local(path)
+        if not os.path.isdir(top):
+            return []
+        out = []
+        for parent, _, names in os.walk(top):
+            for name in names:
+                under = os.path.relpath(os.path.join(parent, name), top).replace(os.sep, "/")
+                out.append(Listed(f"file:{os.path.join(parent, name)}", under, 0, 0))
+        return out
+
+    def replace_in_place(self, path: str, data: bytes) -> None:
+        local = self.local(path)
+        with open(local, "wb") as fh:
+            fh.write(data)
+        _drop_checksum(local)
+
+    def create_new(self, path: str, data: bytes) -> bool:
+        local = self.local(path)
+        try:
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            fd = os.open(local, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        except OSError as e:
+            raise StorageError(f"cannot create {path!r}: {e.strerror or e}") from None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        _drop_checksum(local)
+        return True
+
+    def pattern(self, path: str) -> str:
+        return path
+
+    def files(self, path: str) -> builtins.list[Listed]:
+        local = self.local(path)
+        if os.path.isdir(local):
+            return _local_files(local)
+        if not os.path.lexists(local):
+            return []
+        try:
+            st = os.stat(local)
+        except OSError:  # a dangling link given by name
+            modified = int(os.lstat(local).st_mtime * 1000)
+            return [Listed(f"file:{local}", "", 0, modified, dangling=True)]
+        return [Listed(f"file:{local}", "", st.st_size, int(st.st_mtime * 1000))]
+
+
+def _checksum_name(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".crc")
+
+
+def _drop_checksum(local: str) -> None:
+    """Remove the checksum Hadoop's local filesystem keeps beside ``local`` (``.NAME.crc``):
+    after a write without it, Hadoop would read the file against a stale checksum."""
+    parent, name = os.path.split(local)
+    crc = os.path.join(parent, f".{name}.crc")
+    if os.path.lexists(crc):
+        os.remove(crc)
 
 
 def _listed(status: Any, under: str) -> Listed:

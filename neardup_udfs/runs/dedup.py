@@ -12,7 +12,7 @@ asked), report.json, report.html and _MANIFEST.json last (the success marker). W
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -66,6 +66,7 @@ from neardup_udfs.stages.summaries import score_summary
 
 __all__ = [
     "DRIVER_BYTES_PER_DOC",
+    "DRIVER_PATH",
     "DRIVER_TEXT_COPIES",
     "Core",
     "Summary",
@@ -73,6 +74,7 @@ __all__ = [
     "format_summary",
     "near_settings",
     "run",
+    "take_counts",
 ]
 
 log = logging.getLogger("neardup.dedup")
@@ -99,8 +101,15 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
     Notes:
         Raises LostRecords (and writes no manifest) unless every input row is kept, removed
         as a duplicate of a kept row, or rejected. Everything the run persists is released
-        before it returns or raises.
+        before it returns or raises. Under ``engine = "local"`` the session is not used
+        (``runs.local``).
     """
+    if config.engine == "local":
+        from neardup_udfs.runs.local import try_local  # it builds on this module
+
+        done = try_local(config)
+        assert done is not None  # engine local: a summary or an InputError
+        return done
     try:
         return cached_run(
             spark,
@@ -335,19 +344,9 @@ def _driver_core(
     """The core in the driver's process (``driver.near``), its tables handed back to Spark."""
     order = table.column("__order") if "__order" in table.column_names else None
     found = near_on_driver(table, pipeline, settings, order=order, clock=clock)
-    c = found.counts
-    summary.empty, summary.exact_duplicates = c["empty"], c["exact_duplicates"]
-    summary.candidates, summary.verified = c["candidates"], c["verified"]
-    summary.hot_buckets, summary.kept, summary.removed = c["hot_buckets"], c["kept"], c["removed"]
-    summary.clusters, summary.driver_edges = c["clusters"], c["driver_edges"]
+    take_counts(summary, found.counts)
     clusters = spark.createDataFrame(found.clusters)
     verified = spark.createDataFrame(found.pairs.drop_columns([BAND]))
-    path = {
-        "clustering": "anchored",
-        "path": "driver",
-        "why": "the whole run's core ran on the driver (engine)",
-        "rounds": 0,
-    }
     return Core(
         clusters,
         verified,
@@ -355,8 +354,24 @@ def _driver_core(
         found.histogram,
         found.bands,
         found.hot,
-        path,
+        DRIVER_PATH,
     )
+
+
+DRIVER_PATH: dict[str, Any] = {
+    "clustering": "anchored",
+    "path": "driver",
+    "why": "the whole run's core ran on the driver (engine)",
+    "rounds": 0,
+}
+"""report.json ``cluster`` of a run whose core ran in the driver's process."""
+
+
+def take_counts(summary: Summary, counts: Mapping[str, int]) -> None:
+    """``summary`` holds ``driver.near``'s ``counts``."""
+    for key in ("empty", "exact_duplicates", "candidates", "verified", "hot_buckets", "kept",
+                "removed", "clusters", "driver_edges"):  # fmt: skip
+        setattr(summary, key, counts[key])
 
 
 def _spark_core(

@@ -1,0 +1,131 @@
+"""The dedup run's outputs without Spark (the ``local`` engine): the samples, the rows of them
+report.html shows and the score summary, equal to what ``stages.samples`` and
+``stages.summaries`` compute for the same rows, and Parquet folders laid out as Spark's
+writer lays them out (``part-*.parquet`` files and ``_SUCCESS``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import xxhash
+
+from neardup_udfs.io.storage import LocalStorage, join
+from neardup_udfs.report import SIMILARITY_STEPS
+from neardup_udfs.schemas import (
+    CLUSTER_ID,
+    CLUSTER_SIZE,
+    DISTANCE,
+    DOC_ID,
+    IS_REPRESENTATIVE,
+    SIMILARITY,
+    TEXT,
+)
+
+__all__ = ["sample_table", "score_summary_of", "shown_table", "spark_xxhash64", "write_parquet"]
+
+_SPARK_SEED = 42  # the seed of Spark's xxhash64 expression
+_MASK = (1 << 64) - 1
+
+
+def spark_xxhash64(seed: int, value: str) -> int:
+    """Spark's ``xxhash64(lit(seed), value)`` of a 32-bit int ``seed`` and a string: a signed
+    64-bit integer."""
+    first = xxhash.xxh64_intdigest((seed & 0xFFFFFFFF).to_bytes(4, "little"), _SPARK_SEED)
+    h = xxhash.xxh64_intdigest(value.encode("utf-8"), first)
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def sample_table(
+    clusters: pa.Table,
+    texts: pa.Table,
+    *,
+    largest: int = 5,
+    sample: int = 5,
+    seed: int = 0,
+    max_chars: int = 20_000,
+) -> pa.Table:
+    """``stages.samples.sample_clusters`` of ``clusters`` and ``texts`` (``doc_id``,
+    ``text``: strings): the same clusters, members, columns and order."""
+    ids = clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False)
+    names, sizes = np.unique(ids.astype(str) if len(ids) else ids, return_counts=True)
+    multi = sizes > 1
+    names, sizes = names[multi], sizes[multi]
+    by_size = sorted(zip((-sizes).tolist(), names.tolist(), strict=True))
+    top = [(name, -neg) for neg, name in by_size[:largest]]
+    rest = sorted((spark_xxhash64(seed, name), name, -neg) for neg, name in by_size[largest:])
+    chosen = dict(top + [(name, size) for _, name, size in rest[:sample]])
+    keep = pc.is_in(clusters.column(CLUSTER_ID), pa.array(list(chosen), pa.string()))
+    members = clusters.filter(keep)
+    size = [chosen[c] for c in members.column(CLUSTER_ID).to_pylist()]
+    members = members.append_column(pa.field(CLUSTER_SIZE, pa.int64(), False), [size])
+    where = pc.index_in(members.column(DOC_ID), texts.column(DOC_ID))
+    text = texts.column(TEXT).take(where)
+    members = members.append_column(
+        "truncated", pc.greater(pc.utf8_length(text), pa.scalar(max_chars, pa.int32()))
+    )
+    members = members.append_column(TEXT, pc.utf8_slice_codeunits(text, 0, max_chars))
+    order = [(CLUSTER_ID, "ascending"), (IS_REPRESENTATIVE, "descending"), (DOC_ID, "ascending")]
+    ordered = members.take(pc.sort_indices(members, sort_keys=order))
+    columns = [*clusters.column_names, CLUSTER_SIZE, TEXT, "truncated"]
+    return ordered.select(columns)
+
+
+def shown_table(samples: pa.Table, members: int) -> pa.Table:
+    """``stages.samples.shown_samples`` of ``samples`` (:func:`sample_table`'s output)."""
+    score = SIMILARITY if SIMILARITY in samples.column_names else DISTANCE
+    keys: list[tuple[str, str]] = [(CLUSTER_ID, "ascending"), (IS_REPRESENTATIVE, "ascending")]
+    if score in samples.column_names:
+        keys.append((score, "ascending" if score == SIMILARITY else "descending"))
+    keys.append((DOC_ID, "ascending"))
+    order = pc.sort_indices(samples, sort_keys=keys).to_numpy()  # a cluster score is never null
+    group = pa.table({"c": samples.column(CLUSTER_ID), "r": samples.column(IS_REPRESENTATIVE)})
+    grouped = group.take(order)
+    c = grouped.column("c").to_numpy(zero_copy_only=False)
+    r = grouped.column("r").to_numpy(zero_copy_only=False).astype(bool)
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = (c[1:] != c[:-1]) | (r[1:] != r[:-1])
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))
+    rank = np.arange(len(order)) - first + 1
+    kept = np.where(r, rank == 1, rank <= members)
+    return samples.take(np.sort(order[kept]))
+
+
+def score_summary_of(values: np.ndarray, metric: str, source: str) -> dict[str, Any]:
+    """``stages.summaries.score_summary`` of the scores ``values`` (float; nulls as NaN)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if metric == "distance":
+        step = np.maximum(np.rint(v), 0.0)
+    else:
+        step = np.clip(np.rint(v * SIMILARITY_STEPS), 0.0, float(SIMILARITY_STEPS))
+    steps, where, counts = np.unique(step.astype(np.int64), return_inverse=True, return_counts=True)
+    totals = np.bincount(where, weights=v, minlength=len(steps)) if len(v) else np.zeros(0)
+    return {
+        "metric": metric,
+        "source": source,
+        "count": int(len(v)),
+        "low": float(v.min()) if len(v) else None,
+        "high": float(v.max()) if len(v) else None,
+        "total": float(totals.sum()),
+        "steps": [int(s) for s in steps],
+        "counts": [int(n) for n in counts],
+    }
+
+
+def write_parquet(store: LocalStorage, folder: str, table: pa.Table) -> None:
+    """``table`` as a Parquet folder at ``folder`` (replaced whole), laid out as Spark's
+    writer lays one out: one snappy ``part-00000-<uuid>-c000.snappy.parquet`` and an empty
+    ``_SUCCESS`` written last."""
+    store.delete(folder)
+    local = store.local(folder)
+    os.makedirs(local, exist_ok=True)
+    name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
+    pq.write_table(table, os.path.join(local, name), compression="snappy")
+    store.write_bytes(join(folder, "_SUCCESS"), b"")

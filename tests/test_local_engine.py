@@ -1,0 +1,332 @@
+"""The local engine (config key ``engine``: ``local``; ``runs.local``, ``driver.read``,
+``driver.outputs``): a dedup run with no Spark session writes the same rows, columns and
+report counts as the Spark stages, reads JSON lines as Spark's reader does or declines
+before it writes anything, and is tried only where a local-mode job can take it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from test_driver_near import REPORTED, TABLES, _corpus
+
+from neardup_udfs.config import ConfigError, load_config
+from neardup_udfs.driver import outputs as local_outputs
+from neardup_udfs.driver.read import Declined, read_jsonl
+from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.storage import LocalStorage
+from neardup_udfs.runs import dedup as dedup_run
+from neardup_udfs.runs import local as local_run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _write(path: Path, rows: list[Any]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def _config(src: Path | str, out: Path | str, **settings: Any) -> Any:
+    base = {"outputs": TABLES, "input_format": "jsonl", "id_col": "url", "text_col": "body"}
+    return load_config(
+        str(ROOT / "conf/dedup.toml"), input=str(src), output=str(out), **{**base, **settings}
+    )
+
+
+def _written(out: Path, tables: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    report = json.loads((out / "report.json").read_text())
+    got = {}
+    for name in tables:
+        table = pq.read_table(out / name)
+        rows = sorted(table.to_pylist(), key=lambda r: json.dumps(r, sort_keys=True, default=str))
+        # names and types in order; not nullability, which Spark's own plans set differently
+        # for one table under different settings (pairs/ under exact and hybrid verification)
+        got[name] = ([(f.name, str(f.type)) for f in table.schema], rows)
+    parts = {k: report[k] for k in REPORTED if k != "scores"}
+    scores = dict(report["scores"])
+    total = scores.pop("total")  # a float sum: its last bits follow the summation order
+    return got, {**parts, "scores": scores, "total": round(total, 9), "input": report["input"]}
+
+
+def _same_as_spark(spark, src: Path, out: Path, **settings: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Runs ``src`` on the local engine and on Spark stages; asserts equal outputs."""
+    results = {}
+    for engine in ("local", "spark"):
+        where = out / engine
+        dedup_run.run(spark, _config(src, where, engine=engine, **settings))
+        report = json.loads((where / "report.json").read_text())
+        assert report["engine"]["engine"] == engine
+        results[engine] = _written(where, TABLES)
+    local_tables, local_report = results["local"]
+    spark_tables, spark_report = results["spark"]
+    for name in TABLES:
+        assert local_tables[name][0] == spark_tables[name][0], name  # columns, types, order
+        assert local_tables[name][1] == spark_tables[name][1], name
+    assert local_report == spark_report
+    return json.loads((out / "local" / "report.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """test_driver_near's corpus, plus what a real export holds: typed side columns (a date
+    string, a flag, a column null on every line), repeated ids, a null id, an oversized text."""
+    path = _corpus(tmp_path_factory.mktemp("local") / "corpus.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for i, r in enumerate(rows):
+        r.update(fetched=f"2024-01-{i % 28 + 1:02d}", ok=i % 2 == 0, note=None)
+    rows += [
+        {**rows[0], "body": rows[0]["body"] + " again"},  # the same id, a longer text
+        {**rows[1], "body": "a"},  # the same id, a shorter text: it wins
+        {"url": None, "body": "no id here at all"},
+        {"url": "huge", "body": "word " * 3000},
+    ]
+    return _write(path, rows)
+
+
+@pytest.mark.spark
+def test_local_equals_spark_on_a_real_export(spark, corpus: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every output table (columns, types, order, rows) and the report's counts, bands, hot
+    buckets, histogram, scores and input rejects; report.json says no Spark job ran."""
+    report = _same_as_spark(spark, corpus, tmp_path, max_text_bytes=10_000, hot_bucket_size=3)
+    assert report["spark"]["jobs"] == 0
+    rejects = report["input"]["rejects_by_reason"]
+    assert rejects == {
+        "duplicate doc_id": 2,
+        "null doc_id": 1,
+        "null text": 1,
+        "text larger than 10000 bytes": 1,
+    }
+    assert report["counts"]["removed"] > 0 and report["counts"]["hot_buckets"] > 0
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"representative": "earliest", "order_col": "crawl", "verification": "exact"},
+        {"method": "simhash", "normalize": "none", "representative": "longest"},
+    ],
+    ids=["earliest-exact", "simhash"],
+)
+def test_local_equals_spark_for_rules_and_methods(  # type: ignore[no-untyped-def]
+    spark, corpus: Path, tmp_path: Path, settings: dict[str, Any]
+) -> None:
+    _same_as_spark(spark, corpus, tmp_path, **settings)
+
+
+@pytest.mark.spark
+def test_local_equals_spark_without_an_id_column_over_a_folder(  # type: ignore[no-untyped-def]
+    spark, corpus: Path, tmp_path: Path
+) -> None:
+    """Ids ``<file URI>:<record index>`` over a folder of two files, an empty file and
+    blank lines among the records."""
+    lines = corpus.read_text().splitlines()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text("\n".join(lines[:30]) + "\n\n   \n")
+    (folder / "b.jsonl").write_text("\n".join(lines[30:]) + "\n")
+    (folder / "empty.jsonl").write_text("")
+    _same_as_spark(spark, folder, tmp_path / "out", id_col=None)
+
+
+@pytest.mark.spark
+def test_sample_order_is_sparks_xxhash64(spark) -> None:  # type: ignore[no-untyped-def]
+    """``spark_xxhash64`` is Spark's ``xxhash64(lit(seed), value)`` for short, long (over 32
+    bytes: the striped loop) and non-ASCII strings and several seeds."""
+    from pyspark.sql import functions as F
+
+    values = ["", "a", "abcd", "abcdefgh", "x" * 31, "y" * 32, "z" * 77, "héllo wörld ✓ 😀"]
+    for seed in (0, 7, -3):
+        df = spark.createDataFrame([(v,) for v in values], "v string")
+        got = df.select("v", F.xxhash64(F.lit(seed), F.col("v")).alias("h")).collect()
+        assert {r.v: r.h for r in got} == {v: local_outputs.spark_xxhash64(seed, v) for v in values}
+
+
+# --- the reader: what it takes and what it declines (no Spark) ---------------------------
+
+
+def test_reader_gives_sparks_columns_ids_and_rejects(tmp_path: Path) -> None:
+    src = _write(
+        tmp_path / "a.jsonl",
+        [
+            {"z": 1, "text": "hello world", "day": "2020-01-01", "flag": True},
+            "",
+            {"text": "second", "z": 2, "gone": None},
+            {"text": None},
+        ],
+    )
+    got = read_jsonl(str(src), None, "text", 1000)
+    assert got.good.column_names == ["day", "flag", "gone", "text", "z", "doc_id"]
+    assert [str(f.type) for f in got.good.schema] == ["string", "bool", "string", "string",
+                                                      "int64", "string"]  # fmt: skip
+    uri = f"file:{src}"
+    assert got.good.column("doc_id").to_pylist() == [f"{uri}:0", f"{uri}:1"]
+    assert got.good.column("day").to_pylist() == ["2020-01-01", None]  # never a timestamp
+    assert got.rejects.to_pylist() == [{"doc_id": f"{uri}:2", "reason": "null text"}]
+    assert got.rows == 3 and got.text_bytes == len("hello world") + len("second")
+
+
+def test_reader_keeps_the_smallest_text_of_a_repeated_id(tmp_path: Path) -> None:
+    src = _write(
+        tmp_path / "a.jsonl",
+        [{"id": 5, "t": "bbb"}, {"id": 5, "t": "aaa"}, {"id": 6, "t": "x" * 50}, {"t": "y"}],
+    )
+    got = read_jsonl(str(src), "id", "t", 40)
+    assert got.good.select(["doc_id", "t"]).to_pylist() == [{"doc_id": "5", "t": "aaa"}]
+    assert sorted(got.rejects.to_pylist(), key=str) == sorted(
+        [
+            {"doc_id": "5", "reason": "duplicate doc_id"},
+            {"doc_id": "6", "reason": "text larger than 40 bytes"},
+            {"doc_id": None, "reason": "null doc_id"},
+        ],
+        key=str,
+    )
+    assert got.counts == {"duplicate doc_id": 1, "text larger than 40 bytes": 1, "null doc_id": 1}
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        (['{"text": "a"}', "{not json"], "a.jsonl"),
+        (['{"text": "a", "score": 0.5}'], "'score' is double"),
+        (['{"text": "a", "meta": {"k": 1}}'], "'meta' is struct"),
+        (['{"text": "a", "tags": ["x"]}'], "'tags' is list"),
+        (['{"text": "a", "n": 1}', '{"text": "b", "n": "one"}'], "a.jsonl"),
+        (['{"text": "a", "Text2": "b", "text2": "c"}'], "differ only in case"),
+        (['{"text": 5}'], "'text' is not a string"),
+        (['{"body": "a"}'], "no column 'text'"),
+        (['{"text": "a", "doc_id": "x"}'], "reserved column"),
+        (['["text", "a"]'], "a.jsonl"),
+    ],
+)
+def test_reader_declines_what_only_spark_reads_as_promised(
+    tmp_path: Path, lines: list[str], said: str
+) -> None:
+    src = _write(tmp_path / "a.jsonl", lines)
+    with pytest.raises(Declined, match=said):
+        read_jsonl(str(src), None, "text", 1000)
+
+
+def test_reader_declines_unusual_files(tmp_path: Path) -> None:
+    """Compressed, wide or BOM-marked text, invalid UTF-8, hidden files, sub-folders, a
+    glob, an input of no records, and input over the byte limit."""
+    line = b'{"text": "caf\xc3\xa9 au lait"}\n'
+    cases = {
+        "gz": ("a.jsonl.gz", gzip.compress(line), "compressed"),
+        "utf16": ("a.jsonl", line.decode().encode("utf-16"), "not plain UTF-8"),
+        "bom": ("a.jsonl", b"\xef\xbb\xbf" + line, "not plain UTF-8"),
+        "invalid": ("a.jsonl", b'{"text": "caf\xe9"}\n', "UTF-8"),
+        "hidden": (".a.jsonl", line, "hidden"),
+        "nested": ("sub/a.jsonl", line, "sub-folders"),
+        "empty": ("a.jsonl", b"", "no records"),
+    }
+    for case, (name, data, said) in cases.items():
+        folder = tmp_path / case
+        (folder / name).parent.mkdir(parents=True)
+        (folder / name).write_bytes(data)
+        if case == "hidden":
+            (folder / "b.jsonl").write_bytes(line)
+        with pytest.raises(Declined, match=said):
+            read_jsonl(str(folder), None, "text", 1000)
+    with pytest.raises(Declined, match="glob"):
+        read_jsonl(str(tmp_path / "gz" / "*.gz"), None, "text", 1000)
+    (tmp_path / "ok.jsonl").write_bytes(line * 10)
+    with pytest.raises(Declined, match="exceed"):
+        read_jsonl(str(tmp_path / "ok.jsonl"), None, "text", 1000, max_file_bytes=100)
+
+
+# --- when the local engine is tried ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "conf", "said"),
+    [
+        ({}, {}, None),
+        ({}, {"spark.master": "local[2]"}, None),
+        ({}, {"spark.master": "yarn"}, "not local"),
+        ({}, {"spark.master": "local-cluster[2,1,1024]"}, "not local"),
+        ({"engine": "spark"}, {}, "engine = 'spark'"),
+        ({"clustering": "connected"}, {}, "connected"),
+        ({"against": "idx"}, {}, "index"),
+        ({"input_format": "parquet"}, {}, "'parquet'"),
+        ({"input": "s3a://bucket/x"}, {}, "not on the local filesystem"),
+        ({}, {"spark.hadoop.fs.defaultFS": "hdfs://nn:8020"}, "default filesystem"),
+        ({}, {"spark.hadoop.fs.mem.impl": "x"}, "Hadoop filesystem"),
+    ],
+)
+def test_local_is_tried_only_where_it_can_run(
+    tmp_path: Path, settings: dict[str, Any], conf: dict[str, str], said: str | None
+) -> None:
+    settings = {"input": str(tmp_path / "in.jsonl"), **settings}
+    cfg = _config(settings.pop("input"), tmp_path / "out", **settings)
+    why = local_run.local_refusal(cfg, conf)
+    assert (why is None) if said is None else (said in (why or ""))
+
+
+def test_local_refusal_names_a_hadoop_configuration(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HADOOP_CONF_DIR", str(tmp_path))
+    cfg = _config(tmp_path / "in.jsonl", tmp_path / "out")
+    assert "default filesystem" in (local_run.local_refusal(cfg, {}) or "")
+    uri = _config(f"file:{tmp_path}/in.jsonl", f"file:{tmp_path}/out")
+    assert local_run.local_refusal(uri, {}) is None  # a file: URI is local whatever the default
+
+
+def test_engine_local_is_checked_with_the_config(tmp_path: Path) -> None:
+    for settings, said in (
+        ({"clustering": "connected"}, "anchored only"),
+        ({"against": "idx"}, "does not match an index"),
+        ({"input_format": "parquet"}, "JSON lines only"),
+    ):
+        with pytest.raises(ConfigError, match=said):
+            _config(tmp_path / "in.jsonl", tmp_path / "out", engine="local", **settings)
+
+
+def test_forced_local_names_why_it_cannot_run(tmp_path: Path) -> None:
+    """``engine = "local"`` on an input it declines: an InputError with the reason, and the
+    output folder holds nothing but what was there."""
+    src = _write(tmp_path / "in.jsonl", ['{"text": "a", "score": 0.5}'])
+    out = tmp_path / "out"
+    with pytest.raises(InputError, match="'score' is double"):
+        local_run.try_local(_config(src, out, engine="local", id_col=None, text_col="text"))
+    assert not out.exists() or sorted(os.listdir(out)) == []
+
+
+def test_local_run_keeps_the_output_rules(tmp_path: Path) -> None:
+    """The same claim as a Spark run: an output inside the input is refused before anything
+    is written, and a folder of the user's under an output name is never replaced."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _write(folder / "a.jsonl", [{"text": "one two three four"}])
+    with pytest.raises(InputError, match="lies inside input"):
+        local_run.run_local(_config(folder, folder / "out", id_col=None, text_col="text"), {})
+    out = tmp_path / "out"
+    (out / "docs").mkdir(parents=True)
+    (out / "docs" / "mine.txt").write_text("keep me")
+    with pytest.raises(InputError, match="did not write"):
+        local_run.run_local(_config(folder, out, id_col=None, text_col="text"), {})
+    assert (out / "docs" / "mine.txt").read_text() == "keep me"
+
+
+# --- the storage layer without a JVM -----------------------------------------------------
+
+
+def test_local_storage_drops_stale_checksums_and_creates_exclusively(tmp_path: Path) -> None:
+    store = LocalStorage()
+    target = tmp_path / "report.json"
+    crc = tmp_path / ".report.json.crc"
+    target.write_text("old")
+    crc.write_bytes(b"stale")
+    store.write_bytes(str(target), b"new")
+    assert target.read_bytes() == b"new" and not crc.exists()  # Hadoop would reject "new"
+    assert store.list(str(tmp_path)) == ["report.json"]
+    lock = f"file:{tmp_path}/_LOCK.json"
+    assert store.create_new(lock, b"me") and not store.create_new(lock, b"you")
+    assert store.read_bytes(lock) == b"me"
+    assert store.qualified(str(tmp_path / "x")) == f"file:{tmp_path}/x"
+    store.delete(str(tmp_path))
+    assert not tmp_path.exists()
