@@ -24,6 +24,7 @@ __all__ = [
     "driver_edge_budget",
     "BYTES_PER_PARTITION",
     "driver_byte_budget",
+    "driver_cores",
     "JobCount",
     "SHUFFLE_PARTITIONS",
     "SMALL_INPUT_BYTES",
@@ -118,6 +119,25 @@ class _DriverConf(Mapping[str, str]):
 
     def __len__(self) -> int:
         return 0
+
+
+def driver_cores(conf: Mapping[str, str]) -> int:
+    """The cores the driver's own process may use: a local master's (``local``: 1,
+    ``local[N]`` / ``local[N,F]``: N, ``local[*]``: the machine's), else
+    ``spark.driver.cores`` (default 1)."""
+    master = conf.get("spark.master", "local[*]")
+    if master == "local":
+        return 1
+    if master.startswith("local["):
+        given = master[len("local[") :].split(",")[0].rstrip("]")
+        try:
+            return (os.cpu_count() or 1) if given == "*" else max(1, int(given))
+        except ValueError:
+            return 1
+    try:
+        return max(1, int(conf.get("spark.driver.cores", "1")))
+    except ValueError:
+        return 1
 
 
 def submitted_conf() -> dict[str, str]:

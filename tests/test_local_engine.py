@@ -330,3 +330,38 @@ def test_local_storage_drops_stale_checksums_and_creates_exclusively(tmp_path: P
     assert store.qualified(str(tmp_path / "x")) == f"file:{tmp_path}/x"
     store.delete(str(tmp_path))
     assert not tmp_path.exists()
+
+
+def test_the_feature_pass_on_two_processes_equals_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The forked second half gives the rows one process gives, in order; a child that fails
+    leaves its half to the parent, with the same rows."""
+    import pyarrow as pa
+
+    from neardup_udfs.driver import near
+    from neardup_udfs.presets import resolve
+
+    texts = [f"doc {i} " + " ".join(f"w{(i * j) % 97}" for j in range(30)) for i in range(50)]
+    table = pa.table({"doc_id": [f"d{i:03d}" for i in range(50)], "text": texts})
+    pipeline = resolve("semblance")
+    monkeypatch.setattr(near, "BATCH_ROWS", 8)
+    one = near._features(table, pipeline, workers=1)
+    monkeypatch.setattr(near, "FORK_MIN_ROWS", 0)
+    assert near._features(table, pipeline, workers=2).equals(one)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("the child cannot write")
+
+    monkeypatch.setattr(pa.ipc, "new_stream", broken)  # only the child writes a stream
+    assert near._features(table, pipeline, workers=2).equals(one)
+
+
+def test_driver_cores_follow_the_master() -> None:
+    from neardup_udfs.session import driver_cores
+
+    assert driver_cores({"spark.master": "local"}) == 1
+    assert driver_cores({"spark.master": "local[3]"}) == 3
+    assert driver_cores({"spark.master": "local[2,4]"}) == 2
+    assert driver_cores({"spark.master": "local[*]"}) == (os.cpu_count() or 1)
+    assert driver_cores({}) == (os.cpu_count() or 1)  # pyspark's default master: local[*]
+    assert driver_cores({"spark.master": "yarn", "spark.driver.cores": "4"}) == 4
+    assert driver_cores({"spark.master": "yarn"}) == 1

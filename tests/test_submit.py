@@ -144,3 +144,30 @@ def test_errors_are_one_line_on_the_submitters_stderr(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "P").iterdir()) == ["docs"]
     res = submit("dedup", "--input", str(src), "--output", "o", "--threshold", "7", expect=2)
     assert "dedup.py: error: config key 'threshold'" in res.stderr and not res.stdout.strip()
+
+
+def test_dedup_submit_on_local_json_lines_starts_no_spark(tmp_path: Path) -> None:
+    """A local-mode job on clean local JSON lines runs on the local engine (report.json: no
+    Spark job); one malformed line makes it step aside before it writes anything, and the
+    job runs on Spark, the line a reject of its own."""
+    rows = [{"id": p.name, "text": p.read_text("utf-8", "replace")} for p in SAMPLES.iterdir()]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "local"
+    args = ("--config", str(ROOT / "conf/dedup.toml"), "--input-format", "jsonl", "--id-col", "id")
+    res = submit("dedup", *args, "--input", str(src), "--output", str(out))
+    report = json.loads((out / "_MANIFEST.json").read_text())
+    assert report["engine"]["engine"] == "local" and report["spark"]["jobs"] == 0
+    assert report["counts"]["kept"] + report["counts"]["removed"] == len(rows)
+    assert re.search(rf"^input documents +{len(rows)}$", res.stdout, re.M), res.stdout
+    kept = pq.read_table(out / "docs").column("id").to_pylist()
+    assert len(kept) == report["counts"]["kept"]
+
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(src.read_text() + "{not json\n")
+    out = tmp_path / "spark"
+    submit("dedup", *args, "--input", str(broken), "--output", str(out))
+    report = json.loads((out / "_MANIFEST.json").read_text())
+    assert report["engine"]["engine"] == "driver" and report["spark"]["jobs"] > 0
+    assert report["input"]["rejects_by_reason"] == {"malformed JSON": 1}
+    assert sorted(pq.read_table(out / "docs").column("id").to_pylist()) == sorted(kept)

@@ -12,6 +12,7 @@ shuffle. A run takes this path when its input fits the driver (``runs.dedup``, c
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,8 @@ __all__ = ["DriverNear", "near_on_driver"]
 
 I64 = npt.NDArray[np.int64]
 BATCH_ROWS = 4096  # texts per call of the feature kernel
+FORK_MIN_ROWS = 4 * BATCH_ROWS  # fewer texts than this: one process (a fork costs more)
+_log = logging.getLogger("neardup.driver")
 
 
 @dataclass
@@ -72,6 +75,7 @@ def near_on_driver(
     *,
     order: pa.ChunkedArray | pa.Array | None = None,
     clock: StageClock | None = None,
+    workers: int = 1,
 ) -> DriverNear:
     """The exact-duplicate groups, verified pairs and anchored clusters of ``texts``
     (``doc_id``, ``text``: unique ids, no null text), as the dedup run's Spark stages
@@ -84,6 +88,7 @@ def near_on_driver(
         order: the representative rule's ``earliest`` column, aligned with ``texts``.
         clock: the run's clock: the work is timed as its stages ``fingerprint``, ``pairs``
             and ``cluster`` (None: a clock of this call's own, logging to ``neardup.driver``).
+        workers: the cores the fingerprint pass may use (1 or 2 processes).
 
     Notes:
         ``pairs`` holds the pairs of ``stages.verify.verify`` over the candidates of
@@ -97,7 +102,7 @@ def near_on_driver(
     stage = (clock or StageClock(logging.getLogger("neardup.driver"))).stage
     counts: dict[str, int] = {}
     with stage("fingerprint") as rows:
-        features = _features(texts, pipeline)
+        features = _features(texts, pipeline, workers)
         leader = _leaders(features)
         ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
         empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
@@ -141,14 +146,46 @@ def near_on_driver(
     return DriverNear(pairs, clusters, counts, bands, hot, histogram)
 
 
-def _features(texts: pa.Table, pipeline: Pipeline) -> pa.Table:
-    """``udfs.document_features_fn`` over every row of ``texts``."""
+def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table:
+    """``udfs.document_features_fn`` over every row of ``texts``, in order; with ``workers``
+    of 2 or more (and ``os.fork``), the second half of a large input in a forked process,
+    so the pass runs on two cores (the child's rows come back as Arrow IPC; if the child
+    fails, its half runs here)."""
     chosen = texts.select([DOC_ID, TEXT])
     batches = chosen.to_batches(max_chunksize=BATCH_ROWS)
     if not batches:  # no rows: one empty batch, for the output's columns
         batches = [pa.RecordBatch.from_pylist([], schema=chosen.schema)]
-    out = list(document_features_fn(pipeline)(iter(batches)))
-    return pa.Table.from_batches(out).combine_chunks()
+    run = document_features_fn(pipeline)
+    if workers < 2 or not hasattr(os, "fork") or chosen.num_rows < FORK_MIN_ROWS:
+        return pa.Table.from_batches(list(run(iter(batches)))).combine_chunks()
+    half = len(batches) // 2
+    mine, theirs = batches[:half], batches[half:]
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its half to the pipe, then gone without any cleanup
+        code = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as sink:
+                out = list(run(iter(theirs)))
+                with pa.ipc.new_stream(sink, out[0].schema) as stream:
+                    for batch in out:
+                        stream.write_batch(batch)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    first = list(run(iter(mine)))
+    try:
+        with os.fdopen(read_end, "rb") as source:
+            second = list(pa.ipc.open_stream(source))
+    except (pa.ArrowInvalid, OSError):
+        second = None
+    _, status = os.waitpid(pid, 0)
+    if second is None or status != 0:
+        _log.warning("the feature pass's second process failed (status %s): ran here", status)
+        second = list(run(iter(theirs)))
+    return pa.Table.from_batches(first + second).combine_chunks()
 
 
 def _leaders(features: pa.Table) -> npt.NDArray[Any]:

@@ -57,7 +57,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import cut, driver_byte_budget
+from neardup_udfs.session import cut, driver_byte_budget, driver_cores
 from neardup_udfs.stages.exact import led
 from neardup_udfs.stages.fingerprint import document_features
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
@@ -343,7 +343,10 @@ def _driver_core(
 ) -> Core:
     """The core in the driver's process (``driver.near``), its tables handed back to Spark."""
     order = table.column("__order") if "__order" in table.column_names else None
-    found = near_on_driver(table, pipeline, settings, order=order, clock=clock)
+    cores = str(spark.conf.get("spark.driver.cores", None) or "1")
+    conf = {"spark.master": str(spark.sparkContext.master), "spark.driver.cores": cores}
+    found = near_on_driver(table, pipeline, settings, order=order, clock=clock,
+                           workers=driver_cores(conf))  # fmt: skip
     take_counts(summary, found.counts)
     clusters = spark.createDataFrame(found.clusters)
     verified = spark.createDataFrame(found.pairs.drop_columns([BAND]))

@@ -39,7 +39,7 @@ from neardup_udfs.runs.dedup import (
 )
 from neardup_udfs.runtime import LostRecords, StageClock, counts_of, write_report
 from neardup_udfs.schemas import BAND, DISTANCE, DOC_ID, IS_REPRESENTATIVE, SIMILARITY, TEXT
-from neardup_udfs.session import driver_byte_budget, submitted_conf
+from neardup_udfs.session import driver_byte_budget, driver_cores, submitted_conf
 
 __all__ = ["local_refusal", "run_local", "try_local"]
 
@@ -136,7 +136,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
         texts = good.select([DOC_ID, TEXT])
         order = good.column(config.order_col) if config.order_col else None
         found = near_on_driver(texts, pipeline, near_settings(config, pipeline), order=order,
-                               clock=clock)  # fmt: skip
+                               clock=clock, workers=driver_cores(conf))  # fmt: skip
         take_counts(summary, found.counts)
         clusters, pairs = found.clusters, found.pairs.drop_columns([BAND])
         if (
