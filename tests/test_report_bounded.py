@@ -63,7 +63,7 @@ def _report_peak(spark, out: Path, n: int) -> tuple[int, dict[str, object]]:  # 
 
 
 def test_report_memory_does_not_grow_with_the_output(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    _report_peak(spark, tmp_path / "warm", 1_000)  # imports, plot fonts: not counted
+    _report_peak(spark, tmp_path / "warm", 1_000)  # imports: not counted
     small, small_report = _report_peak(spark, tmp_path / "small", 10_000)
     large, large_report = _report_peak(spark, tmp_path / "large", 1_000_000)
     assert large <= 1.2 * small, (small, large)

@@ -7,10 +7,12 @@ import html
 import io
 import json
 import re
+import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -26,6 +28,15 @@ from neardup_udfs.report import (
     ReportError,
     build_report,
     write_report_html,
+)
+from neardup_udfs.report.data import SIMILARITY_STEPS, Scores
+from neardup_udfs.report.plots import (
+    DISCRETE_VALUES,
+    SIMILARITY_BINS,
+    _plot_bands,
+    _plot_cluster_sizes,
+    _plot_scores,
+    _plot_timings,
 )
 
 COUNTS = {
@@ -200,12 +211,47 @@ def text_of(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
-def png(page: str, plot_id: str) -> bytes:
+SVG_PREFIX = "data:image/svg+xml;base64,"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg_of(uri: str) -> ET.Element:
+    """The root of the SVG document in a ``data:image/svg+xml;base64,...`` URI."""
+    assert uri.startswith(SVG_PREFIX)
+    root = ET.fromstring(base64.b64decode(uri[len(SVG_PREFIX) :], validate=True))
+    assert root.tag == f"{SVG}svg"
+    return root
+
+
+def svg(page: str, plot_id: str) -> ET.Element:
+    """The root of the SVG figure the page's ``<img id=plot_id>`` shows."""
     attrs = elements(page).attrs[plot_id]
     assert attrs["tag"] == "img" and attrs["alt"].strip()
-    prefix = "data:image/png;base64,"
-    assert attrs["src"].startswith(prefix)
-    return base64.b64decode(attrs["src"][len(prefix) :], validate=True)
+    return svg_of(attrs["src"])
+
+
+def shapes(root: ET.Element, kind: str) -> list[ET.Element]:
+    """The marks of one kind (``bar``, ``point``, ``threshold``), in document order."""
+    return [e for e in root.iter() if e.get("class") == kind]
+
+
+def texts(root: ET.Element) -> list[str]:
+    return [e.text or "" for e in root.iter(f"{SVG}text")]
+
+
+def size(root: ET.Element) -> tuple[int, int]:
+    return int(root.get("width", "0")), int(root.get("height", "0"))
+
+
+def similarity_scores(values: dict[float, int]) -> Scores:
+    """A similarity summary with ``values[v]`` values equal to ``v``."""
+    counts = np.zeros(SIMILARITY_STEPS + 1, dtype=np.int64)
+    for v, n in values.items():
+        counts[round(v * SIMILARITY_STEPS)] += n
+    total = sum(v * n for v, n in values.items())
+    return Scores(
+        "similarity", "pairs", sum(values.values()), min(values), max(values), total, counts
+    )
 
 
 # --- fixtures -------------------------------------------------------------------------------------
@@ -279,14 +325,21 @@ def test_timings_table_and_shares(standard: tuple[Path, str]) -> None:
 
 
 @pytest.mark.parametrize("plot_id", PLOTS)
-def test_every_plot_is_a_valid_png(standard: tuple[Path, str], plot_id: str) -> None:
-    data = png(standard[1], plot_id)
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(data) > 5000
-    with Image.open(io.BytesIO(data)) as image:
-        image.verify()
-    with Image.open(io.BytesIO(data)) as image:
-        assert image.format == "PNG" and image.width > 300 and image.height > 150
+def test_every_plot_is_a_valid_svg(standard: tuple[Path, str], plot_id: str) -> None:
+    root = svg(standard[1], plot_id)
+    height = 40 * len(SECONDS) + 120 if plot_id == "plot-timings" else 360
+    assert size(root) == (700, height)
+    assert root.get("viewBox") == f"0 0 700 {height}"
+    kind = "point" if plot_id == "plot-cluster-sizes" else "bar"
+    assert len(shapes(root, kind)) >= 1
+    # self-contained: no links, scripts, embedded images, styles or fonts to fetch
+    for e in root.iter():
+        assert e.tag.startswith(SVG) and e.tag[len(SVG) :] in {
+            "svg", "title", "rect", "line", "circle", "text",
+        }  # fmt: skip
+        assert not any("href" in a for a in e.attrib), e.attrib
+        assert "url(" not in "".join(e.attrib.values())
+    assert root.get("font-family") == "sans-serif"
 
 
 def test_band_plot_caption_sums_report_json(standard: tuple[Path, str]) -> None:
@@ -303,7 +356,7 @@ def test_page_is_self_contained(standard: tuple[Path, str]) -> None:
     assert "<script" not in page.lower()
     assert re.search(r"<style>.+</style>", page, re.S)
     sources = re.findall(r'(?:src|href)="([^"]*)"', page)
-    assert sources and all(s.startswith(("data:image/png;base64,", "#")) for s in sources)
+    assert sources and all(s.startswith((SVG_PREFIX, "#")) for s in sources)
 
 
 def test_hot_buckets_top_20_biggest_first(standard: tuple[Path, str]) -> None:
@@ -334,7 +387,7 @@ def test_zero_duplicates_says_no_similarity_data(tmp_path: Path) -> None:
     el = elements(page)
     assert "plot-scores" not in el.attrs
     assert "No similarity data" in el.text["no-score-data"]
-    assert png(page, "plot-cluster-sizes")[:4] == b"\x89PNG"
+    assert len(shapes(svg(page, "plot-cluster-sizes"), "point")) == 1  # 5 clusters of 1
     assert el.text["count-fraction-removed"] == "0.00 %"
     assert "samples output" in el.text["no-samples"]
     assert "plot-bands" not in el.attrs and "No per-band" in el.text["no-band-data"]
@@ -346,7 +399,9 @@ def test_giant_cluster_renders(tmp_path: Path) -> None:
     page = build_report(make_output(tmp_path / "out", {"giant": members}, counts=counts))
     el = elements(page)
     assert el.attrs["count-removed"]["data-value"] == "1999"
-    assert len(png(page, "plot-scores")) > 5000
+    plot = svg(page, "plot-scores")  # 300 distinct similarities: binned
+    assert len(shapes(plot, "bar")) == SIMILARITY_BINS and len(shapes(plot, "threshold")) == 1
+    assert sum(float(b.get("data-count", "0")) for b in shapes(plot, "bar")) == 1999
     assert "1,999 values from cluster members" in page  # no pairs/: clusters/ scores
 
 
@@ -360,13 +415,127 @@ def test_simhash_distance_histogram(tmp_path: Path) -> None:
     assert attrs["data-metric"] == "distance"
     assert "Hamming distance" in attrs["alt"] and "k = 3" in attrs["alt"]
     assert "4 values from verified pairs" in page
-    assert png(page, "plot-scores")[:4] == b"\x89PNG"
+    plot = svg(page, "plot-scores")
+    counts = [int(b.get("data-count", "")) for b in shapes(plot, "bar")]
+    assert counts == [1, 2, 1, 0, 0]  # distances 0..k+1
+    assert len(shapes(plot, "threshold")) == 1
 
 
 def test_simhash_without_data_says_no_distance_data(tmp_path: Path) -> None:
     config = {"method": "simhash", "k": 3}
     page = build_report(make_output(tmp_path / "o", {"a": []}, metric="distance", config=config))
     assert "No distance data" in elements(page).text["no-score-data"]
+
+
+# --- the figures (report.plots: inline SVG, no Spark) --------------------------------------------
+
+
+def test_distance_plot_has_a_bar_per_distance_up_to_k_plus_1_and_the_k_line() -> None:
+    scores = Scores("distance", "pairs", 4, 0, 2, 4, np.array([1, 2, 1]))
+    root = svg_of(_plot_scores(scores, 3.0))
+    bars = shapes(root, "bar")
+    assert [b.get("data-value") for b in bars] == ["0", "1", "2", "3", "4"]
+    assert [b.get("data-count") for b in bars] == ["1", "2", "1", "0", "0"]
+    (line,) = shapes(root, "threshold")
+    x = float(line.get("x1", "nan"))
+    assert line.get("stroke-dasharray") and line.get("x2") == line.get("x1")
+
+    def centre(bar: ET.Element) -> float:
+        return float(bar.get("x", "nan")) + float(bar.get("width", "nan")) / 2
+
+    assert centre(bars[3]) < x < centre(bars[4])  # at k + 0.5
+    assert "k = 3 (distance ≤ k is a duplicate)" in texts(root)
+    assert "Hamming distance (bits)" in texts(root) and "Verified distance (4 values)" in texts(
+        root
+    )
+    tall = [float(b.get("height", "nan")) for b in bars]
+    assert tall[1] > tall[0] == tall[2] > 0 and tall[3] == tall[4] == 0
+    longer = Scores("distance", "pairs", 9, 0, 8, 9, np.ones(9, dtype=np.int64))
+    assert len(shapes(svg_of(_plot_scores(longer, 0.0)), "bar")) == 9  # 0..8, beyond k + 1
+
+
+def test_similarity_plot_draws_few_values_one_bar_each_and_many_binned() -> None:
+    few = similarity_scores({0.72: 3, 0.8: 1, 0.84: 10, 0.96: 5, 1.0: 40})
+    root = svg_of(_plot_scores(few, 0.8))
+    bars = shapes(root, "bar")
+    assert [float(b.get("data-value", "nan")) for b in bars] == [0.72, 0.8, 0.84, 0.96, 1.0]
+    assert [b.get("data-count") for b in bars] == ["3", "1", "10", "5", "40"]
+    assert len(shapes(root, "threshold")) == 1 and "threshold = 0.8" in texts(root)
+    assert "Jaccard similarity (MinHash estimate)" in texts(root) and "pairs" in texts(root)
+    assert "Verified similarity (59 values)" in texts(root)
+    many = similarity_scores({0.5 + i / 400: 1 + i % 7 for i in range(DISCRETE_VALUES + 1)})
+    binned = shapes(svg_of(_plot_scores(many, 0.7)), "bar")
+    assert len(binned) == SIMILARITY_BINS
+    assert sum(float(b.get("data-count", "0")) for b in binned) == many.count
+
+
+def test_band_plot_has_two_bars_per_band_and_thins_its_labels() -> None:
+    bands = [(b, 300 - 10 * b, 0 if b == 3 else 40 + b) for b in range(25)]
+    root = svg_of(_plot_bands(bands))
+    bars = shapes(root, "bar")
+    assert len(bars) == 2 * len(bands)
+    assert [b.get("data-series") for b in bars[:4]] == ["candidates", "verified"] * 2
+    assert [b.get("data-band") for b in bars[::2]] == [str(b) for b, _, _ in bands]
+    zero = [b for b in bars if b.get("data-band") == "3" and b.get("data-series") == "verified"]
+    assert float(zero[0].get("height", "nan")) == 0  # 0 is drawable on this log scale
+    labels = texts(root)
+    assert {"candidates", "verified"} <= set(labels) and "0" in labels and "24" in labels
+    many = svg_of(_plot_bands([(b, 10**6, 1) for b in range(300)]))
+    assert len(shapes(many, "bar")) == 600
+    shown = [t for t in texts(many) if t.isdigit() and int(t) < 300]
+    assert 3 <= len(shown) < 60  # band numbers thinned, not 300 overlapping labels
+
+
+def test_timings_plot_one_bar_per_stage_first_on_top_and_text_escaped() -> None:
+    stages = [("read", 2.5), ("a <b> & c", 1.0), ('quote"d\x00', 4.0), ("write", 0.0)]
+    root = svg_of(_plot_timings(stages))  # parses: every text escaped
+    assert size(root) == (700, 40 * len(stages) + 120)
+    bars = shapes(root, "bar")
+    assert [b.get("data-stage") for b in bars] == ["read", "a <b> & c", 'quote"d\ufffd', "write"]
+    ys = [float(b.get("y", "nan")) for b in bars]
+    assert ys == sorted(ys)  # first stage on top
+    widths = [float(b.get("width", "nan")) for b in bars]
+    assert widths[2] > widths[0] > widths[1] > widths[3] == 0
+    assert "a <b> & c" in texts(root) and "wall seconds" in texts(root)
+    assert "Stage timings" in texts(root)
+
+
+def test_cluster_size_plot_one_point_per_size_on_log_axes() -> None:
+    histogram = {1: 27, 2: 500, 3: 120, 12: 1, 150: 2}
+    root = svg_of(_plot_cluster_sizes(histogram))
+    points = shapes(root, "point")
+    assert [int(p.get("data-size", "0")) for p in points] == sorted(histogram)
+    xs = [float(p.get("cx", "nan")) for p in points]
+    assert xs == sorted(xs)
+    labels = texts(root)
+    assert {"1", "10", "100", "1,000"} <= set(labels)  # decade ticks
+    assert {"cluster size (documents)", "number of clusters"} <= set(labels)
+    assert "Cluster size distribution" in labels
+
+
+def test_plots_of_empty_and_degenerate_input_still_draw() -> None:
+    empty_similarity = Scores("similarity", "pairs")
+    uris = [
+        _plot_cluster_sizes({}),
+        _plot_cluster_sizes({5: 1}),
+        _plot_scores(Scores("distance", "pairs"), 3.0),
+        _plot_scores(Scores("distance", "pairs", 2, 0, 0, 0, np.array([2])), 0.0),
+        _plot_scores(empty_similarity, 0.8),
+        _plot_scores(similarity_scores({1.0: 7}), 1.0),
+        _plot_scores(similarity_scores({0.0: 7}), float("nan")),
+        _plot_bands([]),
+        _plot_bands([(0, 0, 0)]),
+        _plot_timings([]),
+        _plot_timings([("read", 0.0)]),
+        _plot_timings([("read", float("nan")), ("write", -1.0)]),
+    ]
+    for uri in uris:
+        root = svg_of(uri)
+        assert size(root)[0] == 700 and size(root)[1] >= 120
+        assert texts(root)  # at least the title
+    assert len(shapes(svg_of(uris[1]), "point")) == 1
+    assert len(shapes(svg_of(uris[2]), "bar")) == 5  # distances 0..k+1, all empty
+    assert len(shapes(svg_of(uris[4]), "threshold")) == 1
 
 
 # --- side by side ---------------------------------------------------------------------------------
@@ -636,7 +805,10 @@ def test_image_page_counts_distances_and_thumbnails() -> None:
             assert el.attrs[f"count-{key.replace('_', '-')}"]["data-value"] == str(value)
     assert el.attrs["count-near-duplicates"]["data-value"] == "13"  # removed - identical
     assert el.text["pipeline-id"] == "phash/1"
-    assert png(page, "plot-scores")[:8] == b"\x89PNG\r\n\x1a\n"  # the verified distances
+    distances = shapes(svg(page, "plot-scores"), "bar")  # the verified distances, 0..k+1
+    expected = ["0"] * 12
+    expected[0], expected[2], expected[9] = "8", "10", "2"
+    assert [b.get("data-count") for b in distances] == expected
     assert "20 values from verified pairs; min 0, mean 3, max 9" in page
     assert float(el.text["seconds-read + hash"]) == pytest.approx(3.0)
     # cluster c: the representative and the 8 farthest members (distances 10 down to 3)

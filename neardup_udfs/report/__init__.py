@@ -6,7 +6,7 @@ One module per part:
 
 - ``data``: reading a dedup output directory through storage (report.json, the parquet
   datasets; :class:`ReportError`) and the bounded tables the page shows.
-- ``plots``: the matplotlib figures, as PNG data URIs.
+- ``plots``: the figures, as inline SVG data URIs (drawn here, no plotting library).
 - ``style``: the CSS, the page skeleton and small HTML helpers.
 - ``sections``: the sections both pages share (facts, timings, plots, hot buckets, config).
 - ``texts``: member texts side by side, the passages shared with the representative marked.
