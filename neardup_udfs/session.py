@@ -25,6 +25,7 @@ __all__ = [
     "BYTES_PER_PARTITION",
     "driver_byte_budget",
     "driver_cores",
+    "local_byte_budget",
     "JobCount",
     "SHUFFLE_PARTITIONS",
     "SMALL_INPUT_BYTES",
@@ -100,6 +101,14 @@ def driver_byte_budget(spark: SparkSession | Mapping[str, str]) -> tuple[int, st
     properties a job was started with (:func:`submitted_conf`)."""
     conf = spark if isinstance(spark, Mapping) else _DriverConf(spark)
     return _driver_share(conf, 2, 2, "")
+
+
+def local_byte_budget(conf: Mapping[str, str]) -> tuple[int, str]:
+    """The most bytes the ``local`` engine may hold (its process holds the whole run; the JVM
+    ``spark-submit`` started holds nothing of it, so no result limit applies), and where the
+    figure comes from: half of ``spark.driver.memory`` (default 1g)."""
+    memory, given = _bytes(conf, "spark.driver.memory", "1g")
+    return memory // 2, f"spark.driver.memory {given} / 2"
 
 
 class _DriverConf(Mapping[str, str]):

@@ -276,3 +276,22 @@ def test_empty_signatures() -> None:
     assert minhash.is_empty(empty) and minhash.cardinality(empty) == 0.0
     assert minhash.jaccard(empty, empty) == 1.0 and minhash.similarity(empty, empty) == 0.0
     assert minhash.containment(empty, minhash.signature([1, 2], 8)) == 0.0
+
+
+def test_indexed_jaccard_on_threads_equals_one_thread(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Split among threads, every pair gets the value one thread gives it (the split points
+    fall inside runs of pairs sharing a set, and the last slice is uneven)."""
+    from neardup_udfs.kernels import words_jit
+
+    rng = np.random.default_rng(39)
+    base = rng.integers(0, 2**62, 400, dtype=np.int64)
+    sets = [np.unique(np.where(rng.random(400) < 0.2, rng.integers(0, 2**62, 400), base))
+            for _ in range(30)]  # fmt: skip
+    offsets = np.concatenate([[0], np.cumsum([len(s) for s in sets])])
+    hashes = np.concatenate(sets)
+    ia, ib = rng.integers(0, 30, 1001), rng.integers(0, 30, 1001)
+    one = indexed_sets_jaccard(hashes, offsets, ia, ib)
+    monkeypatch.setattr(words_jit, "THREADED_PAIRS", 10)
+    for threads in (2, 3):
+        assert np.array_equal(indexed_sets_jaccard(hashes, offsets, ia, ib, threads=threads), one)
+    assert 0 < one.min() and one.max() <= 1.0

@@ -88,7 +88,8 @@ def near_on_driver(
         order: the representative rule's ``earliest`` column, aligned with ``texts``.
         clock: the run's clock: the work is timed as its stages ``fingerprint``, ``pairs``
             and ``cluster`` (None: a clock of this call's own, logging to ``neardup.driver``).
-        workers: the cores the fingerprint pass may use (1 or 2 processes).
+        workers: the cores the fingerprint pass (1 or 2 processes) and the exact checks
+            (threads) may use.
 
     Notes:
         ``pairs`` holds the pairs of ``stages.verify.verify`` over the candidates of
@@ -112,7 +113,7 @@ def near_on_driver(
         rows.rows_in, rows.rows_out = len(ids), len(lead)
     with stage("pairs") as rows:
         found = _found_pairs(features, lead, pipeline, settings)
-        verified = _verified(found, texts, pipeline, settings)
+        verified = _verified(found, texts, pipeline, settings, workers)
         bands, hot = _band_counts(found, verified), _hot_list(found)
         counts.update(
             candidates=len(found.a),
@@ -357,7 +358,9 @@ def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
     )
 
 
-def _verified(found: _Pairs, texts: pa.Table, pipeline: Pipeline, settings: NearSettings) -> _Pairs:
+def _verified(
+    found: _Pairs, texts: pa.Table, pipeline: Pipeline, settings: NearSettings, workers: int = 1
+) -> _Pairs:
     """The pairs of ``stages.verify.verify``: SimHash within ``max_distance``; MinHash by the
     estimate, the exact Jaccard, or the estimate away from the threshold and the exact
     Jaccard near it (``hybrid``), with the score that decided."""
@@ -374,12 +377,14 @@ def _verified(found: _Pairs, texts: pa.Table, pipeline: Pipeline, settings: Near
         else (similarity >= t - margin) & (similarity < t + margin)
     )
     exact = similarity.copy()
-    exact[check] = _exact_jaccard(found, np.flatnonzero(check), texts, pipeline)
+    exact[check] = _exact_jaccard(found, np.flatnonzero(check), texts, pipeline, workers)
     sure = (similarity >= t + margin) if how != "exact" else np.zeros(len(check), dtype=bool)
     return found.where(sure | (check & (exact >= t)), exact)
 
 
-def _exact_jaccard(found: _Pairs, which: I64, texts: pa.Table, pipeline: Pipeline) -> Any:
+def _exact_jaccard(
+    found: _Pairs, which: I64, texts: pa.Table, pipeline: Pipeline, workers: int = 1
+) -> Any:
     """The exact Jaccard of the word-shingle sets of the pairs ``which`` (the input texts,
     normalized as the pipeline normalizes)."""
     if not len(which):
@@ -393,7 +398,7 @@ def _exact_jaccard(found: _Pairs, which: I64, texts: pa.Table, pipeline: Pipelin
         chosen = pipeline.normalize_batch(chosen)
     hashes, offsets = shingle_sets_batch(chosen, pipeline.param("w"))
     half = len(which)
-    return indexed_sets_jaccard(hashes, offsets, place[:half], place[half:])
+    return indexed_sets_jaccard(hashes, offsets, place[:half], place[half:], threads=workers)
 
 
 def _band_counts(found: _Pairs, verified: _Pairs) -> list[dict[str, Any]]:

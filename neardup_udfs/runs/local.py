@@ -39,7 +39,7 @@ from neardup_udfs.runs.dedup import (
 )
 from neardup_udfs.runtime import LostRecords, StageClock, counts_of, write_report
 from neardup_udfs.schemas import BAND, DISTANCE, DOC_ID, IS_REPRESENTATIVE, SIMILARITY, TEXT
-from neardup_udfs.session import driver_byte_budget, driver_cores, submitted_conf
+from neardup_udfs.session import driver_cores, local_byte_budget, submitted_conf
 
 __all__ = ["local_refusal", "run_local", "try_local"]
 
@@ -91,7 +91,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     """``runs.dedup.run`` of ``config`` without Spark: the same outputs, report and manifest
     (report.json ``engine``: ``local``; ``spark``: no jobs), or :class:`Declined` before
     anything is written when the input needs Spark's reader or does not fit the budget
-    (``session.driver_byte_budget`` of ``conf``).
+    (``session.local_byte_budget`` of ``conf``: the need is the driver engine's rule).
 
     Notes:
         Raises LostRecords (and writes no manifest) unless every input row is kept, removed
@@ -101,7 +101,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
     store = LocalStorage()
-    budget, source = driver_byte_budget(conf)
+    budget, source = local_byte_budget(conf)
     try:
         claim = claim_output(
             store, config.output, job="dedup", names=OUTPUTS, inputs=[("input", config.input)]
