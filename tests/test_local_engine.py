@@ -124,9 +124,9 @@ def test_local_equals_spark_without_an_id_column_over_a_folder(  # type: ignore[
     spark, corpus: Path, tmp_path: Path
 ) -> None:
     """Ids ``<file URI>:<record index>`` over a folder of two files, an empty file and
-    blank lines among the records."""
+    blank lines among the records, in a folder whose name needs escaping in a URI."""
     lines = corpus.read_text().splitlines()
-    folder = tmp_path / "in"
+    folder = tmp_path / "in put é%"
     folder.mkdir()
     (folder / "a.jsonl").write_text("\n".join(lines[:30]) + "\n\n   \n")
     (folder / "b.jsonl").write_text("\n".join(lines[30:]) + "\n")
@@ -374,3 +374,17 @@ def test_local_budget_is_half_the_driver_memory() -> None:
     assert local_byte_budget({}) == (1 << 29, "spark.driver.memory 1g / 2")
     got = local_byte_budget({"spark.driver.memory": "4g", "spark.driver.maxResultSize": "1m"})
     assert got == (2 << 30, "spark.driver.memory 4g / 2")
+
+
+@pytest.mark.spark
+def test_made_ids_name_the_file_as_spark_does(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``spark_file_uri`` is Spark's ``_metadata.file_path``: a space, ``#``, ``%`` and a
+    non-breaking space quoted, other punctuation and non-ASCII letters as they are."""
+    from neardup_udfs.driver.read import spark_file_uri
+
+    folder = tmp_path / "x y#z\u00a0w;é,=@+$&'!~*()%"
+    folder.mkdir()
+    (folder / "f.jsonl").write_text('{"text": "a"}\n')
+    got = spark.read.json(str(folder)).select("_metadata.file_path").first()[0]
+    assert got == spark_file_uri(f"file:{folder / 'f.jsonl'}")
+    assert "%20" in got and "%23" in got and "%C2%A0" in got and "%25" in got and "é" in got

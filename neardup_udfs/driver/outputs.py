@@ -113,7 +113,7 @@ def score_summary_of(values: np.ndarray, metric: str, source: str) -> dict[str, 
         "count": int(len(v)),
         "low": float(v.min()) if len(v) else None,
         "high": float(v.max()) if len(v) else None,
-        "total": float(totals.sum()),
+        "total": float(sum(float(t) for t in totals)),  # bin by bin, as Spark's rows add
         "steps": [int(s) for s in steps],
         "counts": [int(n) for n in counts],
     }

@@ -12,6 +12,8 @@ Spark as before, with the same outputs.
 
 from __future__ import annotations
 
+import string
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +26,7 @@ from neardup_udfs.io.input_files import unread_files
 from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
 
-__all__ = ["Declined", "LocalInput", "read_jsonl"]
+__all__ = ["Declined", "LocalInput", "read_jsonl", "spark_file_uri"]
 
 _GLOB = "*?[]{}\\"
 _TYPES = (pa.string(), pa.int64(), pa.bool_())  # Spark: string, bigint, boolean
@@ -127,7 +129,7 @@ def read_jsonl(
             ids = pc.cast(cols[id_col], pa.string())
         else:
             index = pa.array(np.arange(t.num_rows).astype(str))
-            ids = pc.binary_join_element_wise(pa.scalar(f.uri), index, ":")
+            ids = pc.binary_join_element_wise(pa.scalar(spark_file_uri(f.uri)), index, ":")
         cols[DOC_ID] = ids  # Spark's withColumn: in place when the name is there, else last
         cols[TEXT] = cols[text_col]
         parts.append(pa.table(cols))
@@ -149,6 +151,24 @@ def _required(table: pa.Table, name: str) -> pa.Table:
     """``table`` with field ``name`` declared non-nullable."""
     at = table.schema.get_field_index(name)
     return table.cast(table.schema.set(at, table.schema.field(at).with_nullable(False)))
+
+
+_URI_PATH_SAFE = frozenset(string.ascii_letters + string.digits + "-_.!~*'(),;:$&+=/@")
+
+
+def spark_file_uri(uri: str) -> str:
+    """A ``file:`` URI as Spark's ``_metadata.file_path`` gives it (Hadoop's ``Path.toUri``,
+    java.net.URI's quoting): ASCII outside a path's legal characters and non-ASCII space
+    and control characters as %XX of their UTF-8 bytes, other non-ASCII characters as they
+    are."""
+    path = uri.removeprefix("file:")
+    out = []
+    for ch in path:
+        keep = ch in _URI_PATH_SAFE or (
+            ord(ch) > 0x7F and unicodedata.category(ch) not in ("Zs", "Zl", "Zp", "Cc")
+        )
+        out.append(ch if keep else "".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+    return "file:" + "".join(out)
 
 
 def _read_file(f: Listed) -> pa.Table:

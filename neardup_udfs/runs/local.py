@@ -135,8 +135,9 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
         good = read.good
         texts = good.select([DOC_ID, TEXT])
         order = good.column(config.order_col) if config.order_col else None
-        found = near_on_driver(texts, pipeline, near_settings(config, pipeline), order=order,
-                               clock=clock, workers=driver_cores(conf))  # fmt: skip
+        settings = near_settings(config, pipeline)
+        found = near_on_driver(texts, pipeline, settings, order=order, clock=clock,
+                               workers=driver_cores(conf))  # fmt: skip
         take_counts(summary, found.counts)
         clusters, pairs = found.clusters, found.pairs.drop_columns([BAND])
         if (
@@ -157,7 +158,6 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             values = pairs.column(metric).to_numpy(zero_copy_only=False).astype(np.float64)
             scores = score_summary_of(values, metric, "verified pairs")
             shown = shown_table(samples, MEMBERS_SHOWN) if "samples" in config.outputs else None
-        settings = near_settings(config, pipeline)
         write_report(
             store,
             config.output,
