@@ -104,11 +104,12 @@ def driver_byte_budget(spark: SparkSession | Mapping[str, str]) -> tuple[int, st
 
 
 def local_byte_budget(conf: Mapping[str, str]) -> tuple[int, str]:
-    """The most bytes the ``local`` engine may hold (its process holds the whole run; the JVM
-    ``spark-submit`` started holds nothing of it, so no result limit applies), and where the
-    figure comes from: half of ``spark.driver.memory`` (default 1g)."""
+    """The most bytes the ``local`` engine may hold, and where the figure comes from: all of
+    ``spark.driver.memory`` (default 1g). Its process holds the whole run, in place of the
+    local-mode JVM that memory was given to (the JVM ``spark-submit`` started holds nothing
+    of it), and nothing is collected, so no result limit applies."""
     memory, given = _bytes(conf, "spark.driver.memory", "1g")
-    return memory // 2, f"spark.driver.memory {given} / 2"
+    return memory, f"spark.driver.memory {given}"
 
 
 class _DriverConf(Mapping[str, str]):

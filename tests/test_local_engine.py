@@ -367,13 +367,13 @@ def test_driver_cores_follow_the_master() -> None:
     assert driver_cores({"spark.master": "yarn"}) == 1
 
 
-def test_local_budget_is_half_the_driver_memory() -> None:
+def test_local_budget_is_the_driver_memory() -> None:
     """No result limit applies: nothing is collected through the JVM."""
     from neardup_udfs.session import local_byte_budget
 
-    assert local_byte_budget({}) == (1 << 29, "spark.driver.memory 1g / 2")
+    assert local_byte_budget({}) == (1 << 30, "spark.driver.memory 1g")
     got = local_byte_budget({"spark.driver.memory": "4g", "spark.driver.maxResultSize": "1m"})
-    assert got == (2 << 30, "spark.driver.memory 4g / 2")
+    assert got == (4 << 30, "spark.driver.memory 4g")
 
 
 @pytest.mark.spark

@@ -391,14 +391,35 @@ def _exact_jaccard(
         return np.empty(0)
     ends = np.concatenate([found.a[which], found.b[which]])
     docs, place = np.unique(ends, return_inverse=True)
+    del ends
     wanted = pa.array(found.names[docs], pa.string())
     at = pc.index_in(wanted, value_set=texts.column(DOC_ID).combine_chunks())
-    chosen = texts.column(TEXT).take(at).to_pylist()
-    if pipeline.normalization.active:
-        chosen = pipeline.normalize_batch(chosen)
-    hashes, offsets = shingle_sets_batch(chosen, pipeline.param("w"))
+    hashes, offsets = _shingle_sets(texts.column(TEXT), at, pipeline)
     half = len(which)
     return indexed_sets_jaccard(hashes, offsets, place[:half], place[half:], threads=workers)
+
+
+def _shingle_sets(texts: pa.ChunkedArray, rows: pa.Array, pipeline: Pipeline) -> tuple[Any, I64]:
+    """``shingle_sets_batch`` of ``texts[rows]`` normalized as the pipeline normalizes, built
+    :data:`SET_CHUNK` texts at a time, so only one chunk's copies of the texts are alive."""
+    w = pipeline.param("w")
+    parts, sizes = [], []
+    for lo in range(0, len(rows), SET_CHUNK):
+        chosen = texts.take(rows.slice(lo, SET_CHUNK)).to_pylist()
+        if pipeline.normalization.active:
+            chosen = pipeline.normalize_batch(chosen)
+        hashes, offsets = shingle_sets_batch(chosen, w)
+        parts.append(hashes)
+        sizes.append(np.diff(offsets))
+    if not parts:
+        return np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(sizes), out=offsets[1:])
+    return np.concatenate(parts), offsets
+
+
+SET_CHUNK = 2048
+"""Texts shingled at a time for the exact checks."""
 
 
 def _band_counts(found: _Pairs, verified: _Pairs) -> list[dict[str, Any]]:
