@@ -329,9 +329,9 @@ class DedupConfig(ClusterConfig, InputConfig):
         "and writes, the pairs and clusters are found in the driver's own process, from the "
         "texts collected once), `spark` (Spark stages), `auto` (`local` for a job started "
         "in local mode on local JSON lines that Arrow reads as Spark does, else `driver`; "
-        "either only when anchored, without `against`, and when the accepted texts fit the "
-        "driver's budget: `spark.driver.memory` and `spark.driver.maxResultSize`; else "
-        "`spark`); the outputs are the same whichever runs",
+        "either only when anchored, without `against`, and when the accepted texts fit its "
+        "budget: `local` all of `spark.driver.memory`, `driver` half the smaller of it and "
+        "`spark.driver.maxResultSize`; else `spark`); the outputs are the same whichever runs",
         choices=ENGINES,
     )
     batch_id: str | None = setting(

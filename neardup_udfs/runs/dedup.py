@@ -70,11 +70,13 @@ __all__ = [
     "DRIVER_TEXT_COPIES",
     "Core",
     "Summary",
+    "check_accounted",
     "choose_engine",
     "format_summary",
     "near_settings",
     "run",
     "take_counts",
+    "write_dedup_report",
 ]
 
 log = logging.getLogger("neardup.dedup")
@@ -216,11 +218,7 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         core = _spark_core(spark, config, read, pipeline, settings, against, run, clock, summary)
     clusters, verified, n_clustered = core.clusters, core.verified, core.rows
 
-    if n_clustered != n_good or summary.kept + summary.removed + summary.rejected != summary.input:
-        raise LostRecords(
-            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
-            f"rejected {summary.rejected} != input (clustered {n_clustered} of {n_good})"
-        )
+    check_accounted(summary, n_clustered, n_good)
 
     with clock.stage("write"):
         docs = good.drop(TEXT) if text_col != TEXT else good
@@ -249,6 +247,53 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
             cache.keep,
         )
 
+    write_dedup_report(
+        store,
+        config,
+        summary,
+        settings,
+        shown=shown,
+        histogram=core.histogram,
+        engine=engine,
+        cluster=core.cluster_path,
+        bands=core.bands,
+        hot=core.hot,
+        scores=scores,
+        spark=run.spark_report(spark, read.partitions),
+        index=index_report,
+    )
+    return summary
+
+
+def check_accounted(summary: Summary, clustered: int, accepted: int) -> None:
+    """LostRecords unless every accepted row has its cluster row and kept + removed +
+    rejected = input."""
+    if clustered != accepted or summary.kept + summary.removed + summary.rejected != summary.input:
+        raise LostRecords(
+            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
+            f"rejected {summary.rejected} != input (clustered {clustered} of {accepted})"
+        )
+
+
+def write_dedup_report(
+    store: Storage,
+    config: DedupConfig,
+    summary: Summary,
+    settings: NearSettings,
+    *,
+    shown: Any,
+    histogram: Mapping[int, int],
+    engine: Mapping[str, Any],
+    cluster: Mapping[str, Any],
+    bands: list[dict[str, Any]],
+    hot: list[dict[str, Any]],
+    scores: Mapping[str, Any],
+    spark: Mapping[str, Any],
+    index: Mapping[str, Any] | None = None,
+) -> None:
+    """report.json, report.html (with the ``shown`` samples, an Arrow table or None) and
+    _MANIFEST.json of a dedup run, whichever engine ran it."""
+    pipeline = config.pipeline()
     write_report(
         store,
         config.output,
@@ -259,17 +304,16 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         config=config,
         pages=[report_page(shown)],
         input=summary.input_stats,
-        cluster_size_histogram={str(k): v for k, v in core.histogram.items()},
-        engine=engine,
-        cluster=core.cluster_path,
-        bands=core.bands,
-        **({"index": index_report} if index_report is not None else {}),
-        hot_buckets=core.hot,
+        cluster_size_histogram={str(k): v for k, v in histogram.items()},
+        engine=dict(engine),
+        cluster=dict(cluster),
+        bands=bands,
+        **({"index": dict(index)} if index is not None else {}),
+        hot_buckets=hot,
         **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
-        scores=scores,
-        spark=run.spark_report(spark, read.partitions),
+        scores=dict(scores),
+        spark=dict(spark),
     )
-    return summary
 
 
 @dataclass(frozen=True)

@@ -28,16 +28,18 @@ from neardup_udfs.driver.read import Declined, read_jsonl
 from neardup_udfs.io.outputs import claim_output
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import LocalStorage, StorageError, join
-from neardup_udfs.report import MEMBERS_SHOWN, report_page
+from neardup_udfs.report import MEMBERS_SHOWN
 from neardup_udfs.runs.dedup import (
     DRIVER_BYTES_PER_DOC,
     DRIVER_PATH,
     DRIVER_TEXT_COPIES,
     Summary,
+    check_accounted,
     near_settings,
     take_counts,
+    write_dedup_report,
 )
-from neardup_udfs.runtime import LostRecords, StageClock, counts_of, write_report
+from neardup_udfs.runtime import StageClock
 from neardup_udfs.schemas import BAND, DISTANCE, DOC_ID, IS_REPRESENTATIVE, SIMILARITY, TEXT
 from neardup_udfs.session import driver_cores, local_byte_budget, submitted_conf
 
@@ -140,15 +142,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
                                workers=driver_cores(conf))  # fmt: skip
         take_counts(summary, found.counts)
         clusters, pairs = found.clusters, found.pairs.drop_columns([BAND])
-        if (
-            clusters.num_rows != read.n_good
-            or summary.kept + summary.removed + summary.rejected != summary.input
-        ):
-            raise LostRecords(
-                f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
-                f"rejected {summary.rejected} != input (clustered {clusters.num_rows} of "
-                f"{read.n_good})"
-            )
+        check_accounted(summary, clusters.num_rows, read.n_good)
         with clock.stage("write"):
             samples = sample_table(clusters, texts)
             _write_outputs(store, config, read.text_col, good, clusters, pairs, read.rejects,
@@ -158,26 +152,17 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             values = pairs.column(metric).to_numpy(zero_copy_only=False).astype(np.float64)
             scores = score_summary_of(values, metric, "verified pairs")
             shown = shown_table(samples, MEMBERS_SHOWN) if "samples" in config.outputs else None
-        write_report(
+        write_dedup_report(
             store,
-            config.output,
-            "dedup",
-            counts=counts_of(summary),
-            seconds=summary.seconds,
-            pipeline=(pipeline.id, pipeline.version),
-            config=config,
-            pages=[report_page(shown)],
-            input=summary.input_stats,
-            cluster_size_histogram={str(k): v for k, v in found.histogram.items()},
+            config,
+            summary,
+            settings,
+            shown=shown,
+            histogram=found.histogram,
             engine=engine,
             cluster=DRIVER_PATH,
             bands=found.bands,
-            hot_buckets=found.hot,
-            **(
-                {"hamming": settings.hamming_scheme().describe()}
-                if pipeline.kind == "simhash"
-                else {}
-            ),
+            hot=found.hot,
             scores=scores,
             spark={"jobs": 0, "session": "none: the local engine ran"},
         )
