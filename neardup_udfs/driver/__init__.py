@@ -1,1 +1,3 @@
-"""The pipeline in the driver's own process, for inputs one machine holds."""
+"""The dedup run in one process, for inputs one machine holds: the core (``near``), and for
+the ``local`` engine the JSON-lines reader (``read``) and the outputs (``outputs``) without
+Spark."""
