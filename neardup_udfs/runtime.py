@@ -60,6 +60,7 @@ __all__ = [
     "job_parser",
     "read_checked",
     "reason_counts",
+    "rejects_by_reason",
     "report_error",
     "write_frames",
     "write_report",
@@ -283,6 +284,15 @@ def reason_counts(tagged: DataFrame) -> dict[str | None, int]:
     return {r[REASON]: int(r["count"]) for r in tagged.groupBy(REASON).count().collect()}
 
 
+def rejects_by_reason(
+    counts: Mapping[str | None, int] | Mapping[str, int], top: int = 50
+) -> dict[str, int]:
+    """report.json's ``rejects_by_reason``: the ``top`` most frequent reasons of ``counts``
+    (rows per reason; None, the accepted rows, left out), ties by reason."""
+    by_reason = sorted((-n, r) for r, n in counts.items() if r is not None)[:top]
+    return {r: -n for n, r in by_reason}
+
+
 def input_stats(
     tagged: DataFrame, top: int = 50, counts: dict[str | None, int] | None = None
 ) -> dict[str, Any]:
@@ -292,8 +302,7 @@ def input_stats(
     decoded against their declared charset (valid UTF-8 declared otherwise, or a byte order
     mark that contradicts it). ``counts``: ``reason_counts(tagged)``, when the caller has it."""
     counts = reason_counts(tagged) if counts is None else counts
-    by_reason = sorted((-n, r) for r, n in counts.items() if r is not None)[:top]
-    stats: dict[str, Any] = {"rejects_by_reason": {r: -n for n, r in by_reason}}
+    stats: dict[str, Any] = {"rejects_by_reason": rejects_by_reason(counts, top)}
     figures: list[Column] = []
     if LOST_BYTES in tagged.columns:
         figures += [F.sum(LOST_BYTES).alias("bytes"), F.countDistinct("path").alias("files")]

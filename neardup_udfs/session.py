@@ -131,11 +131,12 @@ class _DriverConf(Mapping[str, str]):
         return 0
 
 
-def driver_cores(conf: Mapping[str, str]) -> int:
-    """The cores the driver's own process may use: a local master's (``local``: 1,
-    ``local[N]`` / ``local[N,F]``: N, ``local[*]``: the machine's), else
-    ``spark.driver.cores`` (default 1)."""
-    master = conf.get("spark.master", "local[*]")
+def driver_cores(spark: SparkSession | Mapping[str, str]) -> int:
+    """The cores the driver's own process may use, by a session's conf or the properties a
+    job was started with: a local master's (``local``: 1, ``local[N]`` / ``local[N,F]``: N,
+    ``local[*]``: the machine's), else ``spark.driver.cores`` (default 1)."""
+    conf = spark if isinstance(spark, Mapping) else _DriverConf(spark)
+    master = conf.get("spark.master") or "local[*]"
     if master == "local":
         return 1
     if master.startswith("local["):
@@ -145,7 +146,7 @@ def driver_cores(conf: Mapping[str, str]) -> int:
         except ValueError:
             return 1
     try:
-        return max(1, int(conf.get("spark.driver.cores", "1")))
+        return max(1, int(conf.get("spark.driver.cores") or "1"))
     except ValueError:
         return 1
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import xxhash
 
 from neardup_udfs.io.storage import LocalStorage, join
-from neardup_udfs.report import SIMILARITY_STEPS
+from neardup_udfs.report.data import Scores
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     CLUSTER_SIZE,
@@ -100,23 +100,9 @@ def shown_table(samples: pa.Table, members: int) -> pa.Table:
 def score_summary_of(values: np.ndarray, metric: str, source: str) -> dict[str, Any]:
     """``stages.summaries.score_summary`` of the scores ``values`` (float; nulls as NaN)."""
     v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    if metric == "distance":
-        step = np.maximum(np.rint(v), 0.0)
-    else:
-        step = np.clip(np.rint(v * SIMILARITY_STEPS), 0.0, float(SIMILARITY_STEPS))
-    steps, where, counts = np.unique(step.astype(np.int64), return_inverse=True, return_counts=True)
-    totals = np.bincount(where, weights=v, minlength=len(steps)) if len(v) else np.zeros(0)
-    return {
-        "metric": metric,
-        "source": source,
-        "count": int(len(v)),
-        "low": float(v.min()) if len(v) else None,
-        "high": float(v.max()) if len(v) else None,
-        "total": float(sum(float(t) for t in totals)),  # bin by bin, as Spark's rows add
-        "steps": [int(s) for s in steps],
-        "counts": [int(n) for n in counts],
-    }
+    scores = Scores(metric, source)
+    scores.add(v[np.isfinite(v)])
+    return scores.to_json()
 
 
 def write_parquet(store: LocalStorage, folder: str, table: pa.Table) -> None:

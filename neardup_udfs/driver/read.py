@@ -24,6 +24,7 @@ import pyarrow.json as pj
 
 from neardup_udfs.io.input_files import unread_files
 from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
+from neardup_udfs.runtime import rejects_by_reason
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
 
 __all__ = ["Declined", "LocalInput", "read_jsonl", "spark_file_uri"]
@@ -256,6 +257,5 @@ def _checked(table: pa.Table, text_col: str, max_text_bytes: int, file_bytes: in
     named, n = np.unique(reason[bad_rows].astype(str), return_counts=True)
     counts = {str(r): int(c) for r, c in zip(named, n, strict=True)}
     text_bytes = int(size[good_rows].sum())
-    by_reason = sorted((-n, r) for r, n in counts.items())[:50]
-    stats = {"rejects_by_reason": {r: -n for n, r in by_reason}}
+    stats = {"rejects_by_reason": rejects_by_reason(counts)}
     return LocalInput(good, rejects, counts, text_col, text_bytes, file_bytes, stats)

@@ -217,13 +217,7 @@ class HadoopStorage:
         if not fs.exists(p) or not fs.getFileStatus(p).isDirectory():
             return []
         if str(fs.getScheme()) == "file":
-            top = str(fs.makeQualified(p).toUri().getPath())
-            out = []
-            for parent, _, names in os.walk(top):
-                for name in names:
-                    under = os.path.relpath(os.path.join(parent, name), top).replace(os.sep, "/")
-                    out.append(Listed(f"file:{os.path.join(parent, name)}", under, 0, 0))
-            return out
+            return _walk_local(str(fs.makeQualified(p).toUri().getPath()))
         base = str(fs.makeQualified(p).toString()).rstrip("/") + "/"
         found, out = fs.listFiles(p, True), []
         while found.hasNext():
@@ -359,14 +353,7 @@ class LocalStorage:
 
     def walk(self, path: str) -> builtins.list[Listed]:
         top = self.local(path)
-        if not os.path.isdir(top):
-            return []
-        out = []
-        for parent, _, names in os.walk(top):
-            for name in names:
-                under = os.path.relpath(os.path.join(parent, name), top).replace(os.sep, "/")
-                out.append(Listed(f"file:{os.path.join(parent, name)}", under, 0, 0))
-        return out
+        return _walk_local(top) if os.path.isdir(top) else []
 
     def replace_in_place(self, path: str, data: bytes) -> None:
         local = self.local(path)
@@ -403,6 +390,17 @@ class LocalStorage:
             modified = int(os.lstat(local).st_mtime * 1000)
             return [Listed(f"file:{local}", "", 0, modified, dangling=True)]
         return [Listed(f"file:{local}", "", st.st_size, int(st.st_mtime * 1000))]
+
+
+def _walk_local(top: str) -> list[Listed]:
+    """Every file under local directory ``top``, recursively, checksum files included (no
+    sizes or times: a walk of an output folder asks only for names)."""
+    out = []
+    for parent, _, names in os.walk(top):
+        for name in names:
+            under = os.path.relpath(os.path.join(parent, name), top).replace(os.sep, "/")
+            out.append(Listed(f"file:{os.path.join(parent, name)}", under, 0, 0))
+    return out
 
 
 def _checksum_name(name: str) -> bool:

@@ -178,6 +178,22 @@ class Scores:
             counts,
         )
 
+    def to_json(self) -> dict[str, Any]:
+        """The form report.json stores (what :meth:`from_json` reads back): the nonzero bins
+        as ``steps`` and ``counts``; ``low`` and ``high`` None when there is no value."""
+        counts = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
+        steps = np.flatnonzero(counts)
+        return {
+            "metric": self.metric,
+            "source": self.source,
+            "count": self.count,
+            "low": self.low if self.count else None,
+            "high": self.high if self.count else None,
+            "total": float(self.total),
+            "steps": [int(x) for x in steps],
+            "counts": [int(counts[x]) for x in steps],
+        }
+
     def add(self, values: F64) -> None:
         """Fold a batch of finite values into the summary."""
         if len(values) == 0:

@@ -387,10 +387,8 @@ def _driver_core(
 ) -> Core:
     """The core in the driver's process (``driver.near``), its tables handed back to Spark."""
     order = table.column("__order") if "__order" in table.column_names else None
-    cores = str(spark.conf.get("spark.driver.cores", None) or "1")
-    conf = {"spark.master": str(spark.sparkContext.master), "spark.driver.cores": cores}
     found = near_on_driver(table, pipeline, settings, order=order, clock=clock,
-                           workers=driver_cores(conf))  # fmt: skip
+                           workers=driver_cores(spark))  # fmt: skip
     take_counts(summary, found.counts)
     clusters = spark.createDataFrame(found.clusters)
     verified = spark.createDataFrame(found.pairs.drop_columns([BAND]))
