@@ -100,7 +100,7 @@ def near_on_driver(
     """
     if settings.clustering != "anchored":
         raise ValueError("the driver path clusters anchored only")
-    stage = (clock or StageClock(logging.getLogger("neardup.driver"))).stage
+    stage = (clock or StageClock(_log)).stage
     counts: dict[str, int] = {}
     with stage("fingerprint") as rows:
         features = _features(texts, pipeline, workers)
