@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +49,15 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.udfs import document_features_fn
 
-__all__ = ["DriverNear", "near_on_driver"]
+__all__ = [
+    "DriverNear",
+    "Sketches",
+    "TableTexts",
+    "TextSource",
+    "near_of_sketches",
+    "near_on_driver",
+    "sketches_of",
+]
 
 I64 = npt.NDArray[np.int64]
 BATCH_ROWS = 4096  # texts per call of the feature kernel
@@ -98,12 +107,35 @@ def near_on_driver(
         buckets and histogram those the Spark stages report. A test holds the two paths equal
         for every text pipeline, rule and verification.
     """
+    clock = clock or StageClock(_log)
+    with clock.stage("fingerprint") as rows:
+        sketches = sketches_of(_features(texts, pipeline, workers), pipeline)
+        rows.rows_in = rows.rows_out = texts.num_rows
+    source = TableTexts(texts.column(TEXT))
+    return near_of_sketches(sketches, source, pipeline, settings, order=order, clock=clock,
+                            workers=workers)  # fmt: skip
+
+
+def near_of_sketches(
+    sketches: Sketches,
+    source: TextSource,
+    pipeline: Pipeline,
+    settings: NearSettings,
+    *,
+    order: pa.ChunkedArray | pa.Array | None = None,
+    clock: StageClock | None = None,
+    workers: int = 1,
+) -> DriverNear:
+    """:func:`near_on_driver` of documents whose features are already computed: ``sketches``
+    (one row per accepted document, in input order) and their texts by position in
+    ``source`` (read only for the exact checks of unsure MinHash pairs). Timed as the
+    stages ``exact``, ``pairs`` and ``cluster``."""
     if settings.clustering != "anchored":
         raise ValueError("the driver path clusters anchored only")
     stage = (clock or StageClock(_log)).stage
+    features = sketches.table
     counts: dict[str, int] = {}
-    with stage("fingerprint") as rows:
-        features = _features(texts, pipeline, workers)
+    with stage("exact") as rows:
         leader = _leaders(features)
         ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
         empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
@@ -112,8 +144,8 @@ def near_on_driver(
         counts.update(empty=int(empty.sum()), exact_duplicates=len(ids) - int(is_leader.sum()))
         rows.rows_in, rows.rows_out = len(ids), len(lead)
     with stage("pairs") as rows:
-        found = _found_pairs(features, lead, pipeline, settings)
-        verified = _verified(found, texts, pipeline, settings, workers)
+        found = _found_pairs(sketches, lead, pipeline, settings)
+        verified = _verified(found, sketches, source, pipeline, settings, workers)
         bands, hot = _band_counts(found, verified), _hot_list(found)
         counts.update(
             candidates=len(found.a),
@@ -145,6 +177,55 @@ def near_on_driver(
         }
     )
     return DriverNear(pairs, clusters, counts, bands, hot, histogram)
+
+
+@dataclass
+class Sketches:
+    """The features of the accepted documents, one row each, in input order."""
+
+    table: pa.Table  # doc_id, exact_key, empty_text, length
+    sketch: npt.NDArray[np.int64]  # (rows, slots) MinHash signatures | (rows,) fingerprints
+    band_keys: npt.NDArray[np.int64] | None = None  # (rows, bands): MinHash only
+
+
+SMALL_COLUMNS = [DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH]
+"""The columns of :attr:`Sketches.table`."""
+
+
+def sketches_of(features: pa.Table, pipeline: Pipeline) -> Sketches:
+    """``udfs.document_features_fn``'s rows as :class:`Sketches` (no copy of the sketches
+    where Arrow's buffers allow)."""
+    table = features.select(SMALL_COLUMNS)
+    if pipeline.kind == "simhash":
+        fps = features.column(FINGERPRINT).to_numpy(zero_copy_only=False).astype(np.int64)
+        return Sketches(table, fps)
+    width = pipeline.param("bands") * pipeline.param("rows")
+    return Sketches(
+        table,
+        _matrix(features.column(SIGNATURE), width),
+        _matrix(features.column(BAND_KEYS), pipeline.param("bands")),
+    )
+
+
+class TextSource(Protocol):
+    """The accepted documents' texts by position (their rows in :class:`Sketches`)."""
+
+    def chunks(self, rows: I64) -> Iterator[tuple[I64, list[str]]]:
+        """``(which, texts)`` pairs: ``texts[j]`` is the text at ``rows[which[j]]``; every
+        index of ``rows`` comes once over all chunks, at most :data:`SET_CHUNK` a chunk."""
+        ...
+
+
+@dataclass(frozen=True)
+class TableTexts:
+    """A :class:`TextSource` over a text column held in memory."""
+
+    column: pa.ChunkedArray | pa.Array
+
+    def chunks(self, rows: I64) -> Iterator[tuple[I64, list[str]]]:
+        for lo in range(0, len(rows), SET_CHUNK):
+            which = np.arange(lo, min(lo + SET_CHUNK, len(rows)), dtype=np.int64)
+            yield which, self.column.take(pa.array(rows[which])).to_pylist()
 
 
 def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table:
@@ -242,45 +323,47 @@ class _Pairs:
 
 
 def _keyed(
-    features: pa.Table, lead: I64, pipeline: Pipeline, settings: NearSettings
-) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[np.int64]]:
-    """The documents that get bucket keys (``stages.candidates.band_keys``): their ids,
-    sketches (signature rows or fingerprints) and keys ``(documents, bands)``."""
-    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)[lead]
+    sketches: Sketches, lead: I64, pipeline: Pipeline, settings: NearSettings
+) -> tuple[npt.NDArray[Any], I64, npt.NDArray[np.int64]]:
+    """The documents that get bucket keys (``stages.candidates.band_keys``), by id: their
+    ids, their rows in ``sketches`` and their keys ``(documents, bands)``."""
+    ids = sketches.table.column(DOC_ID).to_numpy(zero_copy_only=False)
     if pipeline.kind == "simhash":
-        fps = features.column(FINGERPRINT).to_numpy(zero_copy_only=False)[lead].astype(np.int64)
+        rows = lead
         if pipeline.preset.input == "text":
-            has = fps != 0  # no features: exact duplicates only
-            ids, fps = ids[has], fps[has]
+            rows = rows[sketches.sketch[rows] != 0]  # no features: exact duplicates only
+        rows = rows[np.argsort(ids[rows], kind="stable")]
         scheme = settings.hamming_scheme()
-        keys = scheme.keys(fps.view(np.uint64)).view(np.int64)
-        return ids, fps, keys.reshape(len(fps), len(scheme.parts))
-    width = pipeline.param("bands") * pipeline.param("rows")
-    sigs = _matrix(features.column(SIGNATURE), width)[lead]
-    keys = _matrix(features.column(BAND_KEYS), pipeline.param("bands"))[lead]
-    has = ~np.all(sigs == -1, axis=1)  # the empty set's signature: exact duplicates only
-    return ids[has], sigs[has], keys[has]
+        keys = scheme.keys(sketches.sketch[rows].view(np.uint64)).view(np.int64)
+        return ids[rows], rows, keys.reshape(len(rows), len(scheme.parts))
+    assert sketches.band_keys is not None, "MinHash sketches carry band keys"
+    sigs = sketches.sketch
+    maybe = lead[sigs[lead, 0] == -1] if sigs.shape[1] else lead
+    blank = maybe[np.all(sigs[maybe] == -1, axis=1)]  # the empty set: exact duplicates only
+    rows = np.setdiff1d(lead, blank, assume_unique=True) if len(blank) else lead
+    rows = rows[np.argsort(ids[rows], kind="stable")]
+    return ids[rows], rows, sketches.band_keys[rows]
 
 
 def _matrix(column: pa.ChunkedArray, width: int) -> I64:
     """A list<bigint> column of fixed width as an ``(rows, width)`` int64 matrix."""
-    flat = pc.list_flatten(column).to_numpy(zero_copy_only=False).astype(np.int64)
+    whole = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    flat = whole.flatten().to_numpy(zero_copy_only=False).view(np.int64)
     return flat.reshape(-1, width)
 
 
 def _found_pairs(
-    features: pa.Table, lead: I64, pipeline: Pipeline, settings: NearSettings
+    sketches: Sketches, lead: I64, pipeline: Pipeline, settings: NearSettings
 ) -> _Pairs:
     """The scored candidates of ``stages.candidates.scored_candidates``: every pair once,
     from the first band (table) that produces it, hot buckets as stars."""
-    ids, sketch, keys = _keyed(features, lead, pipeline, settings)
+    names, at, keys = _keyed(sketches, lead, pipeline, settings)  # document i: i-th id
+    sketch = sketches.sketch
     n, bands = keys.shape
     if n == 0:
         nothing = np.empty(0, dtype=np.int64)
-        return _Pairs(ids, nothing, nothing, nothing.astype(np.int32), nothing,
+        return _Pairs(names, nothing, nothing, nothing.astype(np.int32), nothing,
                       nothing.astype(np.int32), nothing.astype(np.int32))  # fmt: skip
-    by_id = np.argsort(ids, kind="stable")
-    names, sketch, keys = ids[by_id], sketch[by_id], keys[by_id]  # document i: i-th id
     # every (band, key, document), sorted: a bucket's members are a run, smallest id first
     doc = np.tile(np.arange(n, dtype=np.int64), bands)
     band = np.repeat(np.arange(bands, dtype=np.int32), n)
@@ -326,10 +409,12 @@ def _found_pairs(
         args = (g_band[lo : hi + 1], g_star[lo : hi + 1], offsets[lo : hi + 2] - offsets[lo])
         if pipeline.kind == "simhash":
             got = first_table_pairs(
-                *args, rows, sketch[rows], roles[rows], settings.hamming_scheme()
+                *args, rows, sketch[at[rows]], roles[rows], settings.hamming_scheme()
             )
         else:
-            got = first_band_pairs(*args, rows, sketch[rows], roles[rows], pipeline.param("rows"))
+            got = first_band_pairs(
+                *args, rows, sketch[at[rows]], roles[rows], pipeline.param("rows")
+            )
         parts.append((*got[:4], got[4] + lo))
     a, b, at, score, where = (
         (np.concatenate(c) for c in zip(*parts, strict=True))
@@ -359,7 +444,12 @@ def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
 
 
 def _verified(
-    found: _Pairs, texts: pa.Table, pipeline: Pipeline, settings: NearSettings, workers: int = 1
+    found: _Pairs,
+    sketches: Sketches,
+    source: TextSource,
+    pipeline: Pipeline,
+    settings: NearSettings,
+    workers: int = 1,
 ) -> _Pairs:
     """The pairs of ``stages.verify.verify``: SimHash within ``max_distance``; MinHash by the
     estimate, the exact Jaccard, or the estimate away from the threshold and the exact
@@ -377,13 +467,19 @@ def _verified(
         else (similarity >= t - margin) & (similarity < t + margin)
     )
     exact = similarity.copy()
-    exact[check] = _exact_jaccard(found, np.flatnonzero(check), texts, pipeline, workers)
+    exact[check] = _exact_jaccard(found, np.flatnonzero(check), sketches, source, pipeline,
+                                  workers)  # fmt: skip
     sure = (similarity >= t + margin) if how != "exact" else np.zeros(len(check), dtype=bool)
     return found.where(sure | (check & (exact >= t)), exact)
 
 
 def _exact_jaccard(
-    found: _Pairs, which: I64, texts: pa.Table, pipeline: Pipeline, workers: int = 1
+    found: _Pairs,
+    which: I64,
+    sketches: Sketches,
+    source: TextSource,
+    pipeline: Pipeline,
+    workers: int = 1,
 ) -> Any:
     """The exact Jaccard of the word-shingle sets of the pairs ``which`` (the input texts,
     normalized as the pipeline normalizes)."""
@@ -393,29 +489,33 @@ def _exact_jaccard(
     docs, place = np.unique(ends, return_inverse=True)
     del ends
     wanted = pa.array(found.names[docs], pa.string())
-    at = pc.index_in(wanted, value_set=texts.column(DOC_ID).combine_chunks())
-    hashes, offsets = _shingle_sets(texts.column(TEXT), at, pipeline)
+    ids = sketches.table.column(DOC_ID).combine_chunks()
+    rows = pc.index_in(wanted, value_set=ids).to_numpy(zero_copy_only=False).astype(np.int64)
+    hashes, offsets, slot = _shingle_sets(source, rows, pipeline)
+    place = slot[place]
     half = len(which)
     return indexed_sets_jaccard(hashes, offsets, place[:half], place[half:], threads=workers)
 
 
-def _shingle_sets(texts: pa.ChunkedArray, rows: pa.Array, pipeline: Pipeline) -> tuple[Any, I64]:
-    """``shingle_sets_batch`` of ``texts[rows]`` normalized as the pipeline normalizes, built
-    :data:`SET_CHUNK` texts at a time, so only one chunk's copies of the texts are alive."""
+def _shingle_sets(source: TextSource, rows: I64, pipeline: Pipeline) -> tuple[Any, I64, I64]:
+    """``shingle_sets_batch`` of the texts at ``rows`` normalized as the pipeline normalizes,
+    built a chunk of ``source`` at a time (only one chunk's texts are alive): the hashes,
+    the offsets, and each row's set (``slot[i]``: the set of ``rows[i]``)."""
     w = pipeline.param("w")
-    parts, sizes = [], []
-    for lo in range(0, len(rows), SET_CHUNK):
-        chosen = texts.take(rows.slice(lo, SET_CHUNK)).to_pylist()
-        if pipeline.normalization.active:
-            chosen = pipeline.normalize_batch(chosen)
-        hashes, offsets = shingle_sets_batch(chosen, w)
+    parts, sizes, seen = [], [], []
+    for which, chosen in source.chunks(rows):
+        prepared = pipeline.normalize_batch(chosen) if pipeline.normalization.active else chosen
+        hashes, offsets = shingle_sets_batch(prepared, w)
         parts.append(hashes)
         sizes.append(np.diff(offsets))
+        seen.append(which)
+    slot = np.empty(len(rows), dtype=np.int64)
     if not parts:
-        return np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64)
+        return np.empty(0, dtype=np.uint64), np.zeros(1, dtype=np.int64), slot
+    slot[np.concatenate(seen)] = np.arange(len(rows))
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(np.concatenate(sizes), out=offsets[1:])
-    return np.concatenate(parts), offsets
+    return np.concatenate(parts), offsets, slot
 
 
 SET_CHUNK = 2048
