@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import string
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -27,7 +28,21 @@ from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
 from neardup_udfs.runtime import rejects_by_reason
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
 
-__all__ = ["Declined", "LocalInput", "read_jsonl", "spark_file_uri"]
+__all__ = [
+    "Declined",
+    "LocalInput",
+    "checked_columns",
+    "input_files",
+    "input_table",
+    "made_ids",
+    "merged_types",
+    "parse_json_lines",
+    "read_jsonl",
+    "reject_reasons",
+    "rejects_table",
+    "repeated_ids",
+    "spark_file_uri",
+]
 
 _GLOB = "*?[]{}\\"
 _TYPES = (pa.string(), pa.int64(), pa.bool_())  # Spark: string, bigint, boolean
@@ -113,39 +128,54 @@ def read_jsonl(
     tables = [(f, t) for f, t in tables if t.num_rows > 0]
     if not tables:
         raise Declined("the input holds no records")
-    types = _merged_types([t for _, t in tables])
+    types = merged_types([t.schema for _, t in tables])
+    checked_columns(types, id_col, text_col, order_col)
     names = sorted(types)
-    needed = [c for c in (id_col, text_col, order_col) if c]
-    for col in needed:
+    parts = []
+    for f, t in tables:
+        ids = None if id_col else made_ids(f.uri, 0, t.num_rows)
+        parts.append(input_table(t, types, names, id_col, text_col, ids))
+    whole = pa.concat_tables(parts)
+    return _checked(whole, text_col, max_text_bytes, total, made=not id_col)
+
+
+def checked_columns(
+    types: dict[str, pa.DataType], id_col: str | None, text_col: str, order_col: str | None
+) -> None:
+    """:class:`Declined` unless the input's fields (``types``) hold the columns the run
+    reads, no reserved ``doc_id`` of its own, and a string text column."""
+    for col in (c for c in (id_col, text_col, order_col) if c):
         if col not in types:
             raise Declined(f"the input has no column {col!r}")
     if DOC_ID in types and id_col != DOC_ID:
         raise Declined(f"the input has the reserved column {DOC_ID!r}")
     if types[text_col] != pa.string():
         raise Declined(f"text column {text_col!r} is not a string")
-    parts = []
-    for f, t in tables:
-        cols = {n: _column(t, n, types[n]) for n in names}
-        if id_col:
-            ids = pc.cast(cols[id_col], pa.string())
-        else:
-            index = pa.array(np.arange(t.num_rows).astype(str))
-            ids = pc.binary_join_element_wise(pa.scalar(spark_file_uri(f.uri)), index, ":")
-        cols[DOC_ID] = ids  # Spark's withColumn: in place when the name is there, else last
-        cols[TEXT] = cols[text_col]
-        parts.append(pa.table(cols))
-    whole = pa.concat_tables(parts)
-    try:
-        whole.validate(full=True)  # invalid UTF-8: Spark's reader rejects those lines
-    except pa.ArrowInvalid as e:
-        raise Declined(f"the input is not valid UTF-8 ({e})") from None
-    checked = _checked(whole, text_col, max_text_bytes, total)
-    if id_col:
-        return checked
-    # a made id is never null, and Spark's schema says so
-    return replace(
-        checked, good=_required(checked.good, DOC_ID), rejects=_required(checked.rejects, DOC_ID)
-    )
+
+
+def made_ids(uri: str, first: int, rows: int) -> pa.Array:
+    """The ids ``<file URI>:<record index>`` of ``rows`` records of file ``uri`` from record
+    ``first`` on."""
+    index = pa.array(np.arange(first, first + rows).astype(str))
+    return pc.binary_join_element_wise(pa.scalar(spark_file_uri(uri)), index, ":")
+
+
+def input_table(
+    table: pa.Table,
+    types: dict[str, pa.DataType],
+    names: list[str],
+    id_col: str | None,
+    text_col: str,
+    ids: pa.Array | None,
+) -> pa.Table:
+    """Records as read (``table``) with every input field (``names``, typed as ``types``),
+    then ``doc_id`` (``id_col`` as a string, or ``ids``) and ``text``, in Spark's order."""
+    cols = {n: _column(table, n, types[n]) for n in names}
+    cols[DOC_ID] = pc.cast(cols[id_col], pa.string()) if id_col else ids
+    # Spark's withColumn: in place when the name is there, else last
+    cols[TEXT] = cols[text_col]
+    out = pa.table(cols)
+    return out if id_col else _required(out, DOC_ID)  # a made id is never null
 
 
 def _required(table: pa.Table, name: str) -> pa.Table:
@@ -173,23 +203,32 @@ def spark_file_uri(uri: str) -> str:
 
 
 def _read_file(f: Listed) -> pa.Table:
-    """One file's records as pyarrow infers them (fields inferred as timestamps re-read as
-    the strings they are), or :class:`Declined`."""
-    local = f.uri.removeprefix("file:")
-    with open(local, "rb") as fh:
-        head = fh.read(4)
-    if head.startswith(b"\xef\xbb\xbf") or _wide(head):
-        raise Declined(f"{f.uri} is not plain UTF-8")
-    options = pj.ReadOptions(block_size=min(_MAX_BLOCK, max(f.length + 1, 1 << 20)))
+    """One file's records (:func:`parse_json_lines`), or :class:`Declined`."""
+    with open(f.uri.removeprefix("file:"), "rb") as fh:
+        data = fh.read()
+    return parse_json_lines(data, f.uri, first=True)
+
+
+def parse_json_lines(data: bytes, uri: str, *, first: bool) -> pa.Table:
+    """Records of JSON lines ``data`` (of file ``uri``; ``first``: from its start) as pyarrow
+    infers them (fields inferred as timestamps re-read as the strings they are), checked
+    as valid UTF-8, or :class:`Declined`."""
+    if first and (data[:3] == b"\xef\xbb\xbf" or _wide(data[:4])):
+        raise Declined(f"{uri} is not plain UTF-8")
+    options = pj.ReadOptions(block_size=min(_MAX_BLOCK, max(len(data) + 1, 1 << 20)))
     try:
-        table = pj.read_json(local, read_options=options)
+        table = pj.read_json(pa.BufferReader(data), read_options=options)
         strings = [x.name for x in table.schema if pa.types.is_temporal(x.type)]
         if strings:
             explicit = pa.schema([(n, pa.string()) for n in strings])
             parse = pj.ParseOptions(explicit_schema=explicit, unexpected_field_behavior="infer")
-            table = pj.read_json(local, read_options=options, parse_options=parse)
+            table = pj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
-        raise Declined(f"{f.uri}: {str(e).splitlines()[0]}") from None
+        raise Declined(f"{uri}: {str(e).splitlines()[0]}") from None
+    try:
+        table.validate(full=True)  # invalid UTF-8: Spark's reader rejects those lines
+    except pa.ArrowInvalid as e:
+        raise Declined(f"{uri} is not valid UTF-8 ({e})") from None
     return table
 
 
@@ -198,12 +237,12 @@ def _wide(head: bytes) -> bool:
     return head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head
 
 
-def _merged_types(tables: list[pa.Table]) -> dict[str, pa.DataType]:
-    """Each field's type over all ``tables`` as Spark infers it, or :class:`Declined`."""
+def merged_types(schemas: list[pa.Schema]) -> dict[str, pa.DataType]:
+    """Each field's type over all ``schemas`` as Spark infers it, or :class:`Declined`."""
     seen: dict[str, pa.DataType] = {}
     folded: dict[str, str] = {}
-    for table in tables:
-        for x in table.schema:
+    for schema in schemas:
+        for x in schema:
             other = folded.setdefault(x.name.lower(), x.name)
             if other != x.name:
                 raise Declined(f"fields {other!r} and {x.name!r} differ only in case")
@@ -225,18 +264,56 @@ def _column(table: pa.Table, name: str, dtype: pa.DataType) -> pa.ChunkedArray:
     return table.column(name).cast(dtype)
 
 
-def _checked(table: pa.Table, text_col: str, max_text_bytes: int, file_bytes: int) -> LocalInput:
+def reject_reasons(
+    ids: pa.Array | pa.ChunkedArray | None,
+    text: pa.Array | pa.ChunkedArray,
+    size: npt.NDArray[np.int64],
+    max_text_bytes: int,
+) -> npt.NDArray[Any]:
+    """Each row's reason for rejects by the per-row rules of ``stages.rejects.split_rejects``
+    (None: it passes), the first that matches: ``null doc_id`` (``ids`` None: never),
+    ``null text``, ``text larger than N bytes``."""
+    reason = np.full(len(text), None, dtype=object)
+    rules = [
+        (size > max_text_bytes, f"text larger than {max_text_bytes} bytes"),
+        (text.is_null().to_numpy(zero_copy_only=False), "null text"),
+    ]
+    if ids is not None:
+        rules.append((ids.is_null().to_numpy(zero_copy_only=False), "null doc_id"))
+    for mask, why in rules:  # the first rule that matches wins: applied last
+        reason[mask] = why
+    return reason
+
+
+def repeated_ids(ids: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.int64]:
+    """The positions of the ``ids`` that occur more than once."""
+    values = ids.to_numpy(zero_copy_only=False)
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    return np.flatnonzero(counts[inverse] > 1)
+
+
+def rejects_table(
+    ids: pa.Array | pa.ChunkedArray,
+    reason: npt.NDArray[Any],
+    bad: npt.NDArray[np.int64],
+    made: bool,
+) -> tuple[dict[str, int], pa.Table]:
+    """The rejected rows ``bad``: rows per reason, and their ``doc_id, reason`` table."""
+    rejects = pa.table(
+        {DOC_ID: ids.take(pa.array(bad)), REASON: pa.array(reason[bad].tolist(), pa.string())}
+    )
+    named, n = np.unique(reason[bad].astype(str), return_counts=True)
+    counts = {str(r): int(c) for r, c in zip(named, n, strict=True)}
+    return counts, _required(rejects, DOC_ID) if made else rejects
+
+
+def _checked(
+    table: pa.Table, text_col: str, max_text_bytes: int, file_bytes: int, made: bool
+) -> LocalInput:
     """``stages.rejects.split_rejects`` of ``table`` (with ``doc_id`` and ``text``)."""
     ids, text = table.column(DOC_ID), table.column(TEXT)
     size = pc.fill_null(pc.binary_length(text), 0).to_numpy()
-    reason = np.full(table.num_rows, None, dtype=object)
-    too_large = f"text larger than {max_text_bytes} bytes"
-    for mask, why in (
-        (size > max_text_bytes, too_large),
-        (text.is_null().to_numpy(zero_copy_only=False), "null text"),
-        (ids.is_null().to_numpy(zero_copy_only=False), "null doc_id"),
-    ):  # the first rule that matches wins: applied last
-        reason[mask] = why
+    reason = reject_reasons(None if made else ids, text, size, max_text_bytes)
     passing = np.flatnonzero(reason == None)  # noqa: E711 (an object array)
     if len(passing):
         keyed = pa.table({"i": ids.take(passing), "t": text.take(passing)})
@@ -247,15 +324,8 @@ def _checked(table: pa.Table, text_col: str, max_text_bytes: int, file_bytes: in
         reason[passing[order[repeat]]] = "duplicate doc_id"
     good_rows = np.flatnonzero(reason == None)  # noqa: E711
     bad_rows = np.flatnonzero(reason != None)  # noqa: E711
-    rejects = pa.table(
-        {
-            DOC_ID: ids.take(bad_rows),
-            REASON: pa.array(reason[bad_rows].tolist(), pa.string()),
-        }
-    )
+    counts, rejects = rejects_table(ids, reason, bad_rows, made)
     good = table.take(good_rows)
-    named, n = np.unique(reason[bad_rows].astype(str), return_counts=True)
-    counts = {str(r): int(c) for r, c in zip(named, n, strict=True)}
     text_bytes = int(size[good_rows].sum())
     stats = {"rejects_by_reason": rejects_by_reason(counts)}
     return LocalInput(good, rejects, counts, text_col, text_bytes, file_bytes, stats)
