@@ -16,6 +16,7 @@ import pytest
 from test_driver_near import REPORTED, TABLES, _corpus
 
 from neardup_udfs.config import ConfigError, load_config
+from neardup_udfs.driver import blocks
 from neardup_udfs.driver import outputs as local_outputs
 from neardup_udfs.driver.read import Declined, read_jsonl
 from neardup_udfs.io.readers import InputError
@@ -54,20 +55,31 @@ def _written(out: Path, tables: tuple[str, ...]) -> tuple[dict[str, Any], dict[s
 
 
 def _same_as_spark(spark, src: Path, out: Path, **settings: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """Runs ``src`` on the local engine and on Spark stages; asserts equal outputs."""
+    """Runs ``src`` on the local engine, held and streamed (blocks of a few records, on two
+    processes), and on Spark stages; asserts equal outputs."""
     results = {}
-    for engine in ("local", "spark"):
+    for engine in ("local", "streamed", "spark"):
         where = out / engine
-        dedup_run.run(spark, _config(src, where, engine=engine, **settings))
+        with pytest.MonkeyPatch.context() as mp:
+            if engine == "streamed":
+                mp.setattr(local_run, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
+                mp.setattr(blocks, "BLOCK_BYTES", 600)
+            config = _config(src, where, engine="spark" if engine == "spark" else "local",
+                             **settings)  # fmt: skip
+            dedup_run.run(spark, config)
         report = json.loads((where / "report.json").read_text())
-        assert report["engine"]["engine"] == engine
+        assert report["engine"]["engine"] == ("spark" if engine == "spark" else "local")
+        if engine != "spark":
+            assert report["engine"]["input"] == ("held" if engine == "local" else "streamed")
         results[engine] = _written(where, TABLES)
-    local_tables, local_report = results["local"]
+    assert json.loads((out / "streamed" / "report.json").read_text())["engine"]["blocks"] > 2
     spark_tables, spark_report = results["spark"]
-    for name in TABLES:
-        assert local_tables[name][0] == spark_tables[name][0], name  # columns, types, order
-        assert local_tables[name][1] == spark_tables[name][1], name
-    assert local_report == spark_report
+    for engine in ("local", "streamed"):
+        local_tables, local_report = results[engine]
+        for name in TABLES:
+            assert local_tables[name][0] == spark_tables[name][0], (engine, name)  # columns
+            assert local_tables[name][1] == spark_tables[name][1], (engine, name)
+        assert local_report == spark_report, engine
     return json.loads((out / "local" / "report.json").read_text())
 
 

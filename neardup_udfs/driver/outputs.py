@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,14 @@ from neardup_udfs.schemas import (
     TEXT,
 )
 
-__all__ = ["sample_table", "score_summary_of", "shown_table", "spark_xxhash64", "write_parquet"]
+__all__ = [
+    "sample_table",
+    "score_summary_of",
+    "shown_table",
+    "spark_xxhash64",
+    "write_parquet",
+    "write_parquet_parts",
+]
 
 _SPARK_SEED = 42  # the seed of Spark's xxhash64 expression
 _MASK = (1 << 64) - 1
@@ -44,7 +52,7 @@ def spark_xxhash64(seed: int, value: str) -> int:
 
 def sample_table(
     clusters: pa.Table,
-    texts: pa.Table,
+    texts: pa.Table | Callable[[pa.Array], pa.Array],
     *,
     largest: int = 5,
     sample: int = 5,
@@ -52,7 +60,8 @@ def sample_table(
     max_chars: int = 20_000,
 ) -> pa.Table:
     """``stages.samples.sample_clusters`` of ``clusters`` and ``texts`` (``doc_id``,
-    ``text``: strings): the same clusters, members, columns and order."""
+    ``text``: strings; or a function from ids to their texts): the same clusters, members,
+    columns and order."""
     ids = clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False)
     names, sizes = np.unique(ids.astype(str) if len(ids) else ids, return_counts=True)
     multi = sizes > 1
@@ -65,8 +74,11 @@ def sample_table(
     members = clusters.filter(keep)
     size = [chosen[c] for c in members.column(CLUSTER_ID).to_pylist()]
     members = members.append_column(pa.field(CLUSTER_SIZE, pa.int64(), False), [size])
-    where = pc.index_in(members.column(DOC_ID), texts.column(DOC_ID))
-    text = texts.column(TEXT).take(where)
+    member_ids = members.column(DOC_ID).combine_chunks()
+    if callable(texts):
+        text = texts(member_ids)
+    else:
+        text = texts.column(TEXT).take(pc.index_in(member_ids, texts.column(DOC_ID)))
     members = members.append_column(
         "truncated", pc.greater(pc.utf8_length(text), pa.scalar(max_chars, pa.int32()))
     )
@@ -109,9 +121,22 @@ def write_parquet(store: LocalStorage, folder: str, table: pa.Table) -> None:
     """``table`` as a Parquet folder at ``folder`` (replaced whole), laid out as Spark's
     writer lays one out: one snappy ``part-00000-<uuid>-c000.snappy.parquet`` and an empty
     ``_SUCCESS`` written last."""
+    write_parquet_parts(store, folder, table.schema, [table])
+
+
+def write_parquet_parts(
+    store: LocalStorage, folder: str, schema: pa.Schema, tables: Iterable[pa.Table]
+) -> int:
+    """:func:`write_parquet` of the rows of ``tables`` (each of ``schema``) in order, one
+    table in memory at a time; the rows written."""
     store.delete(folder)
     local = store.local(folder)
     os.makedirs(local, exist_ok=True)
     name = f"part-00000-{uuid.uuid4()}-c000.snappy.parquet"
-    pq.write_table(table, os.path.join(local, name), compression="snappy")
+    rows = 0
+    with pq.ParquetWriter(os.path.join(local, name), schema, compression="snappy") as writer:
+        for table in tables:
+            writer.write_table(table.cast(schema))
+            rows += table.num_rows
     store.write_bytes(join(folder, "_SUCCESS"), b"")
+    return rows

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from neardup_udfs.config import OUTPUTS, DedupConfig
-from neardup_udfs.driver.near import near_on_driver
-from neardup_udfs.driver.outputs import sample_table, score_summary_of, shown_table, write_parquet
-from neardup_udfs.driver.read import Declined, read_jsonl
+from neardup_udfs.driver.blocks import StreamedInput, read_streamed
+from neardup_udfs.driver.near import near_of_sketches, near_on_driver
+from neardup_udfs.driver.outputs import (
+    sample_table,
+    score_summary_of,
+    shown_table,
+    write_parquet,
+    write_parquet_parts,
+)
+from neardup_udfs.driver.read import Declined, LocalInput, input_files, read_jsonl
 from neardup_udfs.io.outputs import claim_output
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import LocalStorage, StorageError, join
@@ -93,7 +101,9 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     """``runs.dedup.run`` of ``config`` without Spark: the same outputs, report and manifest
     (report.json ``engine``: ``local``; ``spark``: no jobs), or :class:`Declined` before
     anything is written when the input needs Spark's reader or does not fit the budget
-    (``session.local_byte_budget`` of ``conf``: the need is the driver engine's rule).
+    (``session.local_byte_budget`` of ``conf``). An input whose texts fit the budget by the
+    driver engine's rule is held whole; a larger one is streamed (read a block at a time,
+    only its sketches held: ``input`` ``streamed`` in report.json's ``engine``).
 
     Notes:
         Raises LostRecords (and writes no manifest) unless every input row is kept, removed
@@ -110,43 +120,36 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
         )
     except StorageError as e:
         raise InputError(f"output {config.output!r}: {e}") from None
+    settings = near_settings(config, pipeline)
     try:
-        with clock.stage("read") as rows:
-            read = read_jsonl(
-                config.input,
-                config.id_col,
-                config.text_col,
-                config.max_text_bytes,
-                config.order_col,
-                store=store,
-                max_file_bytes=budget // DRIVER_TEXT_COPIES,
-            )
-            need = DRIVER_TEXT_COPIES * read.text_bytes + DRIVER_BYTES_PER_DOC * read.n_good
-            if need > budget:
-                raise Declined(f"the accepted texts need {need} bytes, over the budget {budget}")
-            summary.input, summary.rejected = read.rows, read.n_rejected
-            summary.input_stats = read.stats
-            rows.rows_in, rows.rows_out = read.rows, read.n_good
-        engine = {
-            "engine": "local",
-            "why": "a local-mode job on local JSON lines that fit the driver's budget",
-            "need_bytes": need,
-            "driver_budget_bytes": budget,
-            "budget_from": source,
-        }
-        good = read.good
-        texts = good.select([DOC_ID, TEXT])
-        order = good.column(config.order_col) if config.order_col else None
-        settings = near_settings(config, pipeline)
-        found = near_on_driver(texts, pipeline, settings, order=order, clock=clock,
-                               workers=driver_cores(conf))  # fmt: skip
+        held = _read_held(config, store, budget, clock, summary)
+        if held is not None:
+            texts, order = held.read.good.select([DOC_ID, TEXT]), held.order
+            engine = _engine_entry("held", held.need, budget, source)
+            found = near_on_driver(texts, pipeline, settings, order=order, clock=clock,
+                                   workers=driver_cores(conf))  # fmt: skip
+            texts_of: Any = texts
+            rejects, n_good, docs_tables = held.read.rejects, held.read.n_good, None
+        else:
+            streamed = _read_streamed(config, pipeline, conf, budget, clock, summary)
+            engine = _engine_entry("streamed", streamed.need, budget, source)
+            engine["blocks"] = len(streamed.read.blocks)
+            read = streamed.read
+            found = near_of_sketches(read.sketches, read.texts(), pipeline, settings,
+                                     order=read.order, clock=clock,
+                                     workers=driver_cores(conf))  # fmt: skip
+            texts_of = _texts_by_id(read)
+            rejects, n_good, docs_tables = read.rejects, read.n_good, read
         take_counts(summary, found.counts)
         clusters, pairs = found.clusters, found.pairs.drop_columns([BAND])
-        check_accounted(summary, clusters.num_rows, read.n_good)
+        check_accounted(summary, clusters.num_rows, n_good)
         with clock.stage("write"):
-            samples = sample_table(clusters, texts)
-            _write_outputs(store, config, read.text_col, good, clusters, pairs, read.rejects,
-                           samples)  # fmt: skip
+            samples = sample_table(clusters, texts_of)
+            frames: dict[str, Any] = {"clusters": clusters, "pairs": pairs, "rejects": rejects,
+                                      "samples": samples}  # fmt: skip
+            if held is not None:
+                frames["docs"] = _held_docs(held.read, clusters)
+            _write_outputs(store, config, frames, docs_tables, clusters)
         with clock.stage("report"):
             metric = SIMILARITY if SIMILARITY in pairs.column_names else DISTANCE
             values = pairs.column(metric).to_numpy(zero_copy_only=False).astype(np.float64)
@@ -171,32 +174,144 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     return summary
 
 
+@dataclass(frozen=True)
+class _Held:
+    read: LocalInput
+    need: int
+    order: pa.ChunkedArray | None
+
+
+@dataclass(frozen=True)
+class _Streamed:
+    read: StreamedInput
+    need: int
+
+
+def _engine_entry(read: str, need: int, budget: int, source: str) -> dict[str, Any]:
+    """report.json ``engine`` of a local run whose input was ``held`` or ``streamed``."""
+    why = {
+        "held": "a local-mode job on local JSON lines whose texts fit the driver's budget",
+        "streamed": "a local-mode job on local JSON lines: their texts exceed the driver's "
+        "budget, their sketches fit it (read a block at a time)",
+    }
+    return {
+        "engine": "local",
+        "why": why[read],
+        "input": read,
+        "need_bytes": need,
+        "driver_budget_bytes": budget,
+        "budget_from": source,
+    }
+
+
+def _read_held(
+    config: DedupConfig, store: LocalStorage, budget: int, clock: StageClock, summary: Summary
+) -> _Held | None:
+    """The input read whole, when its texts fit ``budget`` (:data:`DRIVER_TEXT_COPIES` bytes
+    a byte of text, :data:`DRIVER_BYTES_PER_DOC` a document); None when they do not."""
+    files = input_files(store, config.input)
+    if DRIVER_TEXT_COPIES * sum(f.length for f in files) > budget:
+        return None
+    with clock.stage("read") as rows:
+        read = read_jsonl(config.input, config.id_col, config.text_col, config.max_text_bytes,
+                          config.order_col, store=store)  # fmt: skip
+        need = DRIVER_TEXT_COPIES * read.text_bytes + DRIVER_BYTES_PER_DOC * read.n_good
+        if need > budget:
+            return None
+        summary.input, summary.rejected = read.rows, read.n_rejected
+        summary.input_stats = read.stats
+        rows.rows_in, rows.rows_out = read.rows, read.n_good
+    order = read.good.column(config.order_col) if config.order_col else None
+    return _Held(read, need, order)
+
+
+STREAM_BYTES_PER_DOC = 2048
+"""The streamed read's need a document (its id, exact key and sketch, its rows in the
+buckets it shares); the texts of the pairs checked exactly come on top."""
+STREAM_TEXT_SHARE = 1
+"""The streamed read's need a byte of accepted text: the shingle sets of exact checks."""
+
+
+def _read_streamed(
+    config: DedupConfig,
+    pipeline: Any,
+    conf: Mapping[str, str],
+    budget: int,
+    clock: StageClock,
+    summary: Summary,
+) -> _Streamed:
+    """The input read, checked and fingerprinted a block at a time, or :class:`Declined`
+    when its documents do not fit ``budget`` even so."""
+    with clock.stage("fingerprint") as rows:  # the streamed read fingerprints as it reads
+        read = read_streamed(
+            config.input,
+            config.id_col,
+            config.text_col,
+            config.max_text_bytes,
+            pipeline,
+            order_col=config.order_col,
+            workers=driver_cores(conf),
+            max_rows=budget // STREAM_BYTES_PER_DOC,
+        )
+        need = STREAM_BYTES_PER_DOC * read.n_good + STREAM_TEXT_SHARE * read.text_bytes
+        if need > budget:
+            raise Declined(f"the documents need {need} bytes streamed, over the budget {budget}")
+        summary.input, summary.rejected = read.rows, read.n_rejected
+        summary.input_stats = read.stats
+        rows.rows_in, rows.rows_out = read.rows, read.n_good
+    return _Streamed(read, need)
+
+
+def _texts_by_id(read: StreamedInput) -> Any:
+    """A function from accepted ids to their texts, read again from the input."""
+    ids = read.sketches.table.column(DOC_ID).combine_chunks()
+    source = read.texts()
+
+    def texts_of(wanted: pa.Array) -> pa.Array:
+        rows = pc.index_in(wanted, value_set=ids).to_numpy(zero_copy_only=False).astype(np.int64)
+        out: list[str | None] = [None] * len(rows)
+        for which, chunk in source.chunks(rows):
+            for j, text in zip(which.tolist(), chunk, strict=True):
+                out[j] = text
+        return pa.array(out, pa.string())
+
+    return texts_of
+
+
+def _docs_view(table: pa.Table, text_col: str) -> pa.Table:
+    """The ``docs/`` columns of accepted rows: the input's, ``doc_id`` first (a join key),
+    without the pipeline's ``text`` unless the input calls its text that."""
+    docs = table.drop_columns([TEXT]) if text_col != TEXT else table
+    return docs.select([DOC_ID, *(c for c in docs.column_names if c != DOC_ID)])
+
+
+def _held_docs(read: LocalInput, clusters: pa.Table) -> pa.Table:
+    docs = _docs_view(read.good, read.text_col)
+    reps = clusters.filter(clusters.column(IS_REPRESENTATIVE)).column(DOC_ID)
+    return docs.filter(pc.is_in(docs.column(DOC_ID), reps))
+
+
 def _write_outputs(
     store: LocalStorage,
     config: DedupConfig,
-    text_col: str,
-    good: pa.Table,
+    frames: dict[str, Any],
+    streamed: StreamedInput | None,
     clusters: pa.Table,
-    pairs: pa.Table,
-    rejects: pa.Table,
-    samples: pa.Table,
 ) -> None:
     """``runs.dedup``'s outputs: the wanted folders, after every folder the job can write is
-    removed (the claim proved each present one the job's own)."""
-    docs = good.drop_columns([TEXT]) if text_col != TEXT else good
-    docs = docs.select([DOC_ID, *(c for c in docs.column_names if c != DOC_ID)])  # a join key
-    reps = clusters.filter(clusters.column(IS_REPRESENTATIVE)).column(DOC_ID)
-    frames: dict[str, Any] = {
-        "docs": docs.filter(pc.is_in(docs.column(DOC_ID), reps)),
-        "clusters": clusters,
-        "pairs": pairs,
-        "rejects": rejects,
-        "samples": samples,
-    }
+    removed (the claim proved each present one the job's own); a streamed input's
+    ``docs/`` is written as its blocks are read again."""
     for name in OUTPUTS:
         store.delete(join(config.output, name))
     for name in config.outputs:
-        write_parquet(store, join(config.output, name), frames[name])
+        folder = join(config.output, name)
+        if name == "docs" and streamed is not None:
+            keep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False).astype(bool)
+            parts = (_docs_view(t, streamed.text_col) for t in streamed.tables(keep))
+            write_parquet_parts(store, folder, _docs_view(streamed.empty(), streamed.text_col)
+                                .schema, parts)  # fmt: skip
+        else:
+            write_parquet(store, folder, frames[name])
 
 
 def try_local(config: DedupConfig) -> Summary | None:

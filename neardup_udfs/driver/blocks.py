@@ -1,0 +1,417 @@
+"""JSON-lines input too large to hold, read a block at a time (the ``local`` engine's
+streamed read): each block is parsed, checked and fingerprinted where it is read, on one or
+two processes, and only its documents' ids, reject reasons and sketches are kept; texts
+are read again by position where a later step needs them (the exact checks, the samples,
+repeated ids, the ``docs/`` output).
+
+What it gives equals :func:`driver.read.read_jsonl` followed by the core's fingerprint
+pass over the same files: the same columns, ids, rejects and sketches, or
+:class:`driver.read.Declined` for the same inputs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from neardup_udfs.driver.near import SET_CHUNK, SMALL_COLUMNS, Sketches, sketches_of
+from neardup_udfs.driver.read import (
+    Declined,
+    checked_columns,
+    input_files,
+    input_table,
+    made_ids,
+    merged_types,
+    parse_json_lines,
+    reject_reasons,
+    rejects_table,
+    repeated_ids,
+)
+from neardup_udfs.io.storage import Listed, LocalStorage
+from neardup_udfs.presets import Pipeline
+from neardup_udfs.runtime import rejects_by_reason
+from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LENGTH, TEXT
+from neardup_udfs.udfs import document_features_fn
+
+__all__ = ["Block", "BlockTexts", "StreamedInput", "plan_blocks", "read_streamed"]
+
+_log = logging.getLogger("neardup.driver")
+I64 = npt.NDArray[np.int64]
+BLOCK_BYTES = 16 << 20
+"""Bytes of JSON lines parsed at a time (a block ends at the first line end after it)."""
+_BATCH = 4096  # texts per call of the feature kernel
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of whole lines of one input file: bytes ``[start, end)``."""
+
+    uri: str
+    file: int  # the file's place among the input's files
+    start: int
+    end: int
+
+    def read(self) -> pa.Table:
+        """The block's records (:func:`driver.read.parse_json_lines`)."""
+        with open(self.uri.removeprefix("file:"), "rb") as fh:
+            fh.seek(self.start)
+            data = fh.read(self.end - self.start)
+        return parse_json_lines(data, self.uri, first=self.start == 0)
+
+
+def plan_blocks(files: list[Listed], size: int = BLOCK_BYTES) -> list[Block]:
+    """The non-empty ``files`` cut into blocks of about ``size`` bytes, each ending at a line
+    end (or at the file's end), in file order."""
+    blocks = []
+    for i, f in enumerate(files):
+        start = 0
+        with open(f.uri.removeprefix("file:"), "rb") as fh:
+            while start < f.length:
+                end = f.length
+                if start + size < f.length:
+                    fh.seek(start + size)
+                    end = min(f.length, start + size + len(fh.readline()))
+                blocks.append(Block(f.uri, i, start, end))
+                start = end
+    return blocks
+
+
+@dataclass
+class _BlockRows:
+    """What one block leaves behind: its records' ids and reject reasons, and the sketches
+    of those that pass the per-row rules."""
+
+    rows: int
+    schema: pa.Schema
+    ids: pa.Array | None  # the id column as strings (None: ids are made later)
+    reason: npt.NDArray[Any]  # None, or the reason a row is rejected
+    size: I64  # text bytes per row (0 for a null text)
+    order: pa.Array | None  # the order column as read
+    features: Sketches | None  # the passing rows'
+
+
+def _block_rows(
+    block: Block,
+    id_col: str | None,
+    text_col: str,
+    order_col: str | None,
+    max_text_bytes: int,
+    pipeline: Pipeline,
+) -> _BlockRows:
+    table = block.read()
+    n = table.num_rows
+    text = _strings(table, text_col, block)
+    ids = _strings(table, id_col, block) if id_col else None
+    size = pc.fill_null(pc.binary_length(text), 0).to_numpy().astype(np.int64)
+    reason = reject_reasons(ids, text, size, max_text_bytes)
+    passing = np.flatnonzero(reason == None)  # noqa: E711 (an object array)
+    order = table.column(order_col).combine_chunks() if order_col in table.column_names else None
+    features = None
+    if len(passing):
+        chosen = pa.table(
+            {DOC_ID: pa.nulls(len(passing), pa.string()), TEXT: text.take(pa.array(passing))}
+        )
+        run = document_features_fn(pipeline)
+        out = pa.Table.from_batches(list(run(iter(chosen.to_batches(max_chunksize=_BATCH)))))
+        features = sketches_of(out.combine_chunks(), pipeline)
+        features.sketch = features.sketch.copy()  # not a view of the batch's buffers
+        if features.band_keys is not None:
+            features.band_keys = features.band_keys.copy()
+    return _BlockRows(n, table.schema, ids, reason, size, order, features)
+
+
+def _strings(table: pa.Table, name: str, block: Block) -> pa.Array:
+    """Column ``name`` as strings (all null when absent), or :class:`Declined` when it holds
+    something other than strings, whole numbers or booleans."""
+    if name not in table.column_names:
+        return pa.nulls(table.num_rows, pa.string())
+    column = table.column(name).combine_chunks()
+    if not (pa.types.is_null(column.type) or column.type in (pa.string(), pa.int64(), pa.bool_())):
+        raise Declined(f"{block.uri}: field {name!r} is {column.type}")
+    return column.cast(pa.string())
+
+
+def _read_blocks(blocks: list[Block], max_rows: int, args: tuple[Any, ...]) -> list[_BlockRows]:
+    """:func:`_block_rows` of ``blocks`` in order, or :class:`Declined` once more than
+    ``max_rows`` rows have passed."""
+    out, passed = [], 0
+    for block in blocks:
+        got = _block_rows(block, *args)
+        passed += int((got.reason == None).sum())  # noqa: E711
+        if passed > max_rows:
+            raise Declined(f"the input holds more than {max_rows} documents for the budget")
+        out.append(got)
+    return out
+
+
+def _read_all(
+    blocks: list[Block], max_rows: int, workers: int, args: tuple[Any, ...]
+) -> list[_BlockRows]:
+    """:func:`_read_blocks` of every block, the second half in a forked process when
+    ``workers`` is 2 or more (its rows come back pickled; if it fails, its half runs here)."""
+    if workers < 2 or not hasattr(os, "fork") or len(blocks) < 2:
+        return _read_blocks(blocks, max_rows, args)
+    half = len(blocks) // 2
+    share = max_rows * 3 // 5
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its half to the pipe, then gone without any cleanup
+        code = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as sink:
+                try:
+                    result: Any = ("rows", _read_blocks(blocks[half:], share, args))
+                except Declined as e:
+                    result = ("declined", str(e))
+                pickle.dump(result, sink, protocol=pickle.HIGHEST_PROTOCOL)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    try:
+        first = _read_blocks(blocks[:half], share, args)
+    except BaseException:
+        os.close(read_end)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise
+    try:
+        with os.fdopen(read_end, "rb") as source:
+            kind, second = pickle.load(source)
+    except (EOFError, OSError, pickle.UnpicklingError):
+        kind, second = "failed", None
+    _, status = os.waitpid(pid, 0)
+    if kind == "declined":
+        raise Declined(second)
+    if kind != "rows" or status != 0:
+        _log.warning("the streamed read's second process failed (status %s): ran here", status)
+        second = _read_blocks(blocks[half:], share, args)
+    return first + second
+
+
+@dataclass
+class StreamedInput:
+    """What :func:`read_streamed` read: :class:`driver.read.LocalInput`'s counts and
+    rejects, the accepted documents' sketches, and how to read their rows again."""
+
+    sketches: Sketches  # one row per accepted document, in input order
+    order: pa.Array | None  # the order column of the accepted documents
+    rejects: pa.Table  # doc_id, reason
+    counts: dict[str, int]
+    text_col: str
+    text_bytes: int
+    file_bytes: int
+    blocks: list[Block]
+    types: dict[str, pa.DataType]  # every input field's type
+    good: I64  # the accepted documents' input rows (rows counted over all blocks)
+    block_starts: I64  # each block's first input row; the total last
+    id_col: str | None  # None: ids made from the file and record index
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_good(self) -> int:
+        return len(self.good)
+
+    @property
+    def n_rejected(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def rows(self) -> int:
+        return self.n_good + self.n_rejected
+
+    def texts(self) -> BlockTexts:
+        """The accepted documents' texts by their rows in :attr:`sketches`."""
+        return BlockTexts(self.blocks, self.block_starts, self.text_col, self.good)
+
+    def tables(self, keep: npt.NDArray[np.bool_]) -> Iterator[pa.Table]:
+        """The accepted rows whose ``keep`` is true, every column as
+        :func:`driver.read.read_jsonl` gives it, a block at a time in input order."""
+        wanted = np.zeros(int(self.block_starts[-1]), dtype=bool)
+        wanted[self.good[keep]] = True
+        names = sorted(self.types)
+        for i, block in enumerate(self.blocks):
+            lo, hi = int(self.block_starts[i]), int(self.block_starts[i + 1])
+            rows = np.flatnonzero(wanted[lo:hi])
+            if not len(rows):
+                continue
+            table = block.read()
+            ids = None if self.id_col else made_ids(block.uri, lo - self._file_start(i), hi - lo)
+            whole = input_table(table, self.types, names, self.id_col, self.text_col, ids)
+            yield whole.take(pa.array(rows))
+
+    def empty(self) -> pa.Table:
+        """No rows, with the columns :meth:`tables` gives."""
+        names = sorted(self.types)
+        none = pa.table({n: pa.array([], self.types[n]) for n in names})
+        ids = None if self.id_col else pa.array([], pa.string())
+        return input_table(none, self.types, names, self.id_col, self.text_col, ids)
+
+    def _file_start(self, i: int) -> int:
+        """The input row of the first record of block ``i``'s file."""
+        j = i
+        while j > 0 and self.blocks[j - 1].file == self.blocks[i].file:
+            j -= 1
+        return int(self.block_starts[j])
+
+
+@dataclass(frozen=True)
+class BlockTexts:
+    """A :class:`driver.near.TextSource` over input files: the texts of accepted documents
+    (by their place among them), each block read once per call."""
+
+    blocks: list[Block]
+    block_starts: I64
+    text_col: str
+    good: I64
+
+    def chunks(self, rows: I64) -> Iterator[tuple[I64, list[str]]]:
+        where = self.good[rows]
+        by_row = np.argsort(where, kind="stable")
+        block = np.searchsorted(self.block_starts, where[by_row], side="right") - 1
+        for lo, hi in _runs(block):
+            b = int(block[lo])
+            text = _strings(self.blocks[b].read(), self.text_col, self.blocks[b])
+            for at in range(lo, hi, SET_CHUNK):
+                which = by_row[at : min(hi, at + SET_CHUNK)]
+                local = where[which] - int(self.block_starts[b])
+                yield which, text.take(pa.array(local)).to_pylist()
+
+
+def _runs(values: I64) -> Iterator[tuple[int, int]]:
+    """``[lo, hi)`` of every run of equal ``values``."""
+    if not len(values):
+        return
+    cut = np.flatnonzero(values[1:] != values[:-1]) + 1
+    edges = np.concatenate([[0], cut, [len(values)]])
+    yield from zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+
+
+def read_streamed(
+    path: str,
+    id_col: str | None,
+    text_col: str,
+    max_text_bytes: int,
+    pipeline: Pipeline,
+    *,
+    order_col: str | None = None,
+    store: LocalStorage | None = None,
+    workers: int = 1,
+    max_rows: int,
+    block_bytes: int | None = None,
+) -> StreamedInput:
+    """``path`` read, checked and fingerprinted a block at a time: the rejects, counts and
+    columns of :func:`driver.read.read_jsonl` and the sketches of the core's fingerprint
+    pass, for the same files, or :class:`Declined` (also once more than ``max_rows``
+    documents pass, before the rest is read). Blocks are ``block_bytes`` (default
+    :data:`BLOCK_BYTES`)."""
+    files = input_files(store or LocalStorage(), path)
+    blocks = plan_blocks(files, block_bytes or BLOCK_BYTES)
+    args = (id_col, text_col, order_col, max_text_bytes, pipeline)
+    got = _read_all(blocks, max_rows, workers, args)
+    nonempty = [g.schema for g in got if g.rows]
+    if not nonempty:
+        raise Declined("the input holds no records")
+    types = merged_types(nonempty)
+    checked_columns(types, id_col, text_col, order_col)
+    starts = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.cumsum([g.rows for g in got], out=starts[1:])
+    if id_col:
+        ids = pa.concat_arrays([g.ids for g in got if g.ids is not None])
+    else:
+        per_file: dict[int, int] = {}
+        parts = []
+        for block, g in zip(blocks, got, strict=True):
+            seen = per_file.get(block.file, 0)
+            parts.append(made_ids(block.uri, seen, g.rows))
+            per_file[block.file] = seen + g.rows
+        ids = pa.concat_arrays(parts)
+    reason = np.concatenate([g.reason for g in got])
+    size = np.concatenate([g.size for g in got])
+    passing = np.flatnonzero(reason == None)  # noqa: E711
+    repeats = repeated_ids(ids.take(pa.array(passing)))
+    if len(repeats):
+        rows = passing[repeats]
+        source = BlockTexts(blocks, starts, text_col, rows)
+        texts: list[str | None] = [None] * len(rows)
+        for which, chunk in source.chunks(np.arange(len(rows), dtype=np.int64)):
+            for j, t in zip(which.tolist(), chunk, strict=True):
+                texts[j] = t
+        keyed = pa.table({"i": ids.take(pa.array(rows)), "t": pa.array(texts, pa.string())})
+        order = pc.sort_indices(keyed, [("i", "ascending"), ("t", "ascending")]).to_numpy()
+        sorted_ids = keyed.column("i").take(order).to_numpy(zero_copy_only=False)
+        again = np.zeros(len(order), dtype=bool)
+        again[1:] = sorted_ids[1:] == sorted_ids[:-1]
+        reason[rows[order[again]]] = _REPEATED
+    good = np.flatnonzero(reason == None)  # noqa: E711
+    bad = np.flatnonzero(reason != None)  # noqa: E711
+    order_values = None
+    if order_col:
+        dtype = types[order_col]
+        columns = [
+            g.order.cast(dtype) if g.order is not None else pa.nulls(g.rows, dtype) for g in got
+        ]
+        order_values = pa.concat_arrays(columns).take(pa.array(good))
+    sketches = _assembled(got, reason, ids.take(pa.array(good)), pipeline)
+    counts, rejects = rejects_table(ids, reason, bad, made=not id_col)
+    file_bytes = sum(f.length for f in files)
+    stats = {"rejects_by_reason": rejects_by_reason(counts)}
+    out = StreamedInput(
+        sketches, order_values, rejects, counts, text_col, int(size[good].sum()), file_bytes,
+        blocks, types, good, starts, id_col, stats,
+    )  # fmt: skip
+    return out
+
+
+def _assembled(
+    got: list[_BlockRows], reason: npt.NDArray[Any], ids: pa.Array, pipeline: Pipeline
+) -> Sketches:
+    """The accepted rows' sketches over all blocks, in input order (each block's arrays
+    dropped once copied)."""
+    passing_any = [g.features for g in got if g.features is not None]
+    width = passing_any[0].sketch.shape[1:] if passing_any else ()
+    bands = (
+        passing_any[0].band_keys.shape[1:]
+        if passing_any and passing_any[0].band_keys is not None
+        else None
+    )
+    n = len(ids)
+    sketch = np.empty((n, *width), dtype=np.int64)
+    band_keys = np.empty((n, *bands), dtype=np.int64) if bands is not None else None
+    small, at, row = [], 0, 0
+    for i, g in enumerate(got):
+        mine = reason[row : row + g.rows]
+        row += g.rows
+        features = g.features
+        got[i] = _BlockRows(g.rows, g.schema, None, np.empty(0), np.empty(0, np.int64), None, None)
+        if features is None:
+            continue
+        read_passing = mine[(mine == None) | (mine == _REPEATED)]  # noqa: E711
+        keep = np.flatnonzero(read_passing == None)  # noqa: E711 (repeated ids dropped)
+        taken = len(keep)
+        sketch[at : at + taken] = features.sketch[keep]
+        if band_keys is not None and features.band_keys is not None:
+            band_keys[at : at + taken] = features.band_keys[keep]
+        small.append(features.table.take(pa.array(keep)))
+        at += taken
+    if small:
+        table = pa.concat_tables(small).combine_chunks()
+    else:
+        table = pa.table({c: pa.array([], t) for c, t in _SMALL_TYPES})
+    table = table.set_column(0, DOC_ID, ids)
+    return Sketches(table.select(SMALL_COLUMNS), sketch, band_keys)
+
+
+_SMALL_TYPES = [(DOC_ID, pa.string()), (EXACT_KEY, pa.string()), (EMPTY_TEXT, pa.bool_()),
+                (LENGTH, pa.int64())]  # fmt: skip
+_REPEATED = "duplicate doc_id"
