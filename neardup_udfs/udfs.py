@@ -234,7 +234,9 @@ def exact_key_udf(pipeline: Pipeline) -> Any:
     return exact_key
 
 
-def document_features_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:
+def document_features_fn(
+    pipeline: Pipeline, sets_sink: Callable[[Any, Any], None] | None = None
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """For ``mapInArrow``: batches of ``doc_id, text`` (text never null) -> ``doc_id,
     exact_key, empty_text, length`` and the sketch (``fingerprint`` bigint, or
     ``signature`` and its ``band_keys``, array<bigint>), one row per input row, in one pass
@@ -246,7 +248,9 @@ def document_features_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterat
         text, except that a text whose canonical form is empty (no token) gets the first 32
         hex digits of the SHA-256 of its normalized UTF-8 bytes instead (the key of
         ``stages.exact.exact_keys``). ``length``: the input text's UTF-8 bytes. The
-        normalized text itself never leaves the function.
+        normalized text itself never leaves the function. ``sets_sink`` (MinHash only):
+        called once a batch with ``kernels.words_jit.shingle_sets_batch`` of the batch's
+        normalized texts (the sets the exact checks compare), in order.
     """
     import hashlib
 
@@ -279,6 +283,8 @@ def document_features_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterat
             else:
                 signatures = pipeline.signature_batch(prepared, normalized=True)
                 keys_of = pipeline.band_keys_batch(signatures)
+                if sets_sink is not None:
+                    sets_sink(*shingle_sets_batch(prepared, pipeline.param("w")))
                 columns += [_list_rows(signatures), _list_rows(keys_of)]
             yield pa.RecordBatch.from_arrays(columns, names=names)
 

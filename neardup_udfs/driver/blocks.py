@@ -14,6 +14,8 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +44,14 @@ from neardup_udfs.runtime import rejects_by_reason
 from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LENGTH, TEXT
 from neardup_udfs.udfs import document_features_fn
 
-__all__ = ["Block", "BlockTexts", "StreamedInput", "plan_blocks", "read_streamed"]
+__all__ = [
+    "Block",
+    "BlockTexts",
+    "SpilledSets",
+    "StreamedInput",
+    "plan_blocks",
+    "read_streamed",
+]
 
 _log = logging.getLogger("neardup.driver")
 I64 = npt.NDArray[np.int64]
@@ -96,17 +105,15 @@ class _BlockRows:
     reason: npt.NDArray[Any]  # None, or the reason a row is rejected
     size: I64  # text bytes per row (0 for a null text)
     order: pa.Array | None  # the order column as read
-    features: Sketches | None  # the passing rows'
+    small: pa.Table | None  # the passing rows' exact_key, empty_text, length
+    set_sizes: I64 | None = None  # the passing rows' shingle-set sizes (spilled in order)
 
 
-def _block_rows(
-    block: Block,
-    id_col: str | None,
-    text_col: str,
-    order_col: str | None,
-    max_text_bytes: int,
-    pipeline: Pipeline,
-) -> _BlockRows:
+def _block_rows(block: Block, args: tuple[Any, ...], spill: _Spill) -> _BlockRows:
+    """One block read, checked and fingerprinted (``args``: the id, text and order columns,
+    the text limit and the pipeline), its passing rows' sketches (and shingle sets) to
+    ``spill``."""
+    id_col, text_col, order_col, max_text_bytes, pipeline = args
     table = block.read()
     n = table.num_rows
     text = _strings(table, text_col, block)
@@ -115,18 +122,18 @@ def _block_rows(
     reason = reject_reasons(ids, text, size, max_text_bytes)
     passing = np.flatnonzero(reason == None)  # noqa: E711 (an object array)
     order = table.column(order_col).combine_chunks() if order_col in table.column_names else None
-    features = None
+    small = None
     if len(passing):
         chosen = pa.table(
             {DOC_ID: pa.nulls(len(passing), pa.string()), TEXT: text.take(pa.array(passing))}
         )
-        run = document_features_fn(pipeline)
+        run = document_features_fn(pipeline, spill.add_sets if spill.sets else None)
         out = pa.Table.from_batches(list(run(iter(chosen.to_batches(max_chunksize=_BATCH)))))
         features = sketches_of(out.combine_chunks(), pipeline)
-        features.sketch = features.sketch.copy()  # not a view of the batch's buffers
-        if features.band_keys is not None:
-            features.band_keys = features.band_keys.copy()
-    return _BlockRows(n, table.schema, ids, reason, size, order, features)
+        spill.add_sketches(features)
+        small = features.table.drop_columns([DOC_ID])
+    sizes = spill.taken() if spill.sets else None
+    return _BlockRows(n, table.schema, ids, reason, size, order, small, sizes)
 
 
 def _strings(table: pa.Table, name: str, block: Block) -> pa.Array:
@@ -140,26 +147,72 @@ def _strings(table: pa.Table, name: str, block: Block) -> pa.Array:
     return column.cast(pa.string())
 
 
-def _read_blocks(blocks: list[Block], max_rows: int, args: tuple[Any, ...]) -> list[_BlockRows]:
-    """:func:`_block_rows` of ``blocks`` in order, or :class:`Declined` once more than
+class _Spill:
+    """The passing rows' sketches, band keys and (``sets``) shingle sets, appended to
+    scratch files ``<name><suffix>`` in ``folder`` as the feature pass makes them."""
+
+    NAMES = ("sketch", "keys", "sets")
+
+    def __init__(self, folder: str, suffix: str, sets: bool) -> None:
+        self.sets = sets
+        self.files = {n: open(os.path.join(folder, n + suffix), "wb") for n in self.NAMES}  # noqa: SIM115
+        self.sizes: list[I64] = []
+
+    def add_sketches(self, features: Sketches) -> None:
+        features.sketch.astype(np.int64, copy=False).tofile(self.files["sketch"])
+        if features.band_keys is not None:
+            features.band_keys.astype(np.int64, copy=False).tofile(self.files["keys"])
+
+    def add_sets(self, hashes: Any, offsets: Any) -> None:
+        np.ascontiguousarray(hashes, dtype=np.uint64).tofile(self.files["sets"])
+        self.sizes.append(np.diff(offsets).astype(np.int64))
+
+    def taken(self) -> I64:
+        """The sizes of the sets added since the last call."""
+        sizes = np.concatenate(self.sizes) if self.sizes else np.empty(0, np.int64)
+        self.sizes = []
+        return sizes
+
+    def close(self) -> None:
+        for f in self.files.values():
+            f.close()
+
+
+def _read_blocks(
+    blocks: list[Block], max_rows: int, args: tuple[Any, ...], spill: tuple[str, str, bool]
+) -> list[_BlockRows]:
+    """:func:`_block_rows` of ``blocks`` in order (their sketches and sets to scratch files,
+    ``spill``: folder, suffix, sets or not), or :class:`Declined` once more than
     ``max_rows`` rows have passed."""
     out, passed = [], 0
-    for block in blocks:
-        got = _block_rows(block, *args)
-        passed += int((got.reason == None).sum())  # noqa: E711
-        if passed > max_rows:
-            raise Declined(f"the input holds more than {max_rows} documents for the budget")
-        out.append(got)
+    files = _Spill(*spill)
+    try:
+        for block in blocks:
+            got = _block_rows(block, args, files)
+            passed += int((got.reason == None).sum())  # noqa: E711
+            if passed > max_rows:
+                raise Declined(f"the input holds more than {max_rows} documents for the budget")
+            out.append(got)
+    finally:
+        files.close()
     return out
 
 
 def _read_all(
-    blocks: list[Block], max_rows: int, workers: int, args: tuple[Any, ...]
+    blocks: list[Block],
+    max_rows: int,
+    workers: int,
+    args: tuple[Any, ...],
+    scratch: str,
+    sets: bool,
 ) -> list[_BlockRows]:
     """:func:`_read_blocks` of every block, the second half in a forked process when
-    ``workers`` is 2 or more (its rows come back pickled; if it fails, its half runs here)."""
+    ``workers`` is 2 or more (its rows come back pickled; if it fails, its half runs here).
+    The sketches, band keys and (``sets``) shingle sets go to the files ``sketch``, ``keys``
+    and ``sets`` of folder ``scratch``, in block order."""
+    paths = ((scratch, "", sets), (scratch, "-2", sets))
     if workers < 2 or not hasattr(os, "fork") or len(blocks) < 2:
-        return _read_blocks(blocks, max_rows, args)
+        return _read_blocks(blocks, max_rows, args, paths[0])
     half = len(blocks) // 2
     share = max_rows * 3 // 5
     read_end, write_end = os.pipe()
@@ -170,7 +223,7 @@ def _read_all(
             os.close(read_end)
             with os.fdopen(write_end, "wb") as sink:
                 try:
-                    result: Any = ("rows", _read_blocks(blocks[half:], share, args))
+                    result: Any = ("rows", _read_blocks(blocks[half:], share, args, paths[1]))
                 except Declined as e:
                     result = ("declined", str(e))
                 pickle.dump(result, sink, protocol=pickle.HIGHEST_PROTOCOL)
@@ -179,7 +232,7 @@ def _read_all(
             os._exit(code)
     os.close(write_end)
     try:
-        first = _read_blocks(blocks[:half], share, args)
+        first = _read_blocks(blocks[:half], share, args, paths[0])
     except BaseException:
         os.close(read_end)
         os.kill(pid, 9)
@@ -195,7 +248,12 @@ def _read_all(
         raise Declined(second)
     if kind != "rows" or status != 0:
         _log.warning("the streamed read's second process failed (status %s): ran here", status)
-        second = _read_blocks(blocks[half:], share, args)
+        second = _read_blocks(blocks[half:], share, args, paths[1])
+    for name in _Spill.NAMES:  # the second half's files after the first's
+        base = os.path.join(scratch, name)
+        with open(base, "ab") as whole, open(base + "-2", "rb") as rest:
+            shutil.copyfileobj(rest, whole, 16 << 20)
+        os.remove(base + "-2")
     return first + second
 
 
@@ -217,6 +275,13 @@ class StreamedInput:
     block_starts: I64  # each block's first input row; the total last
     id_col: str | None  # None: ids made from the file and record index
     stats: dict[str, Any] = field(default_factory=dict)
+    sets: SpilledSets | None = None  # the accepted documents' shingle sets, when kept
+    scratch: str | None = None  # the folder of this read's own that holds them
+
+    def close(self) -> None:
+        """Removes the scratch folder (the kept shingle sets)."""
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     @property
     def n_good(self) -> int:
@@ -266,6 +331,23 @@ class StreamedInput:
 
 
 @dataclass(frozen=True)
+class SpilledSets:
+    """A :class:`driver.near.SetSource` over shingle sets kept in a scratch file: set ``j``
+    is ``offsets[j]:offsets[j + 1]`` of its 64-bit values; an accepted document's set is
+    ``index[row]``."""
+
+    path: str
+    offsets: I64
+    index: I64
+
+    def shingle_sets(self, rows: I64) -> tuple[Any, I64, I64]:
+        if self.offsets[-1] == 0:
+            return np.empty(0, dtype=np.uint64), self.offsets, self.index[rows]
+        hashes = np.memmap(self.path, dtype=np.uint64, mode="r", shape=(int(self.offsets[-1]),))
+        return hashes, self.offsets, self.index[rows]
+
+
+@dataclass(frozen=True)
 class BlockTexts:
     """A :class:`driver.near.TextSource` over input files: the texts of accepted documents
     (by their place among them), each block read once per call."""
@@ -309,16 +391,39 @@ def read_streamed(
     workers: int = 1,
     max_rows: int,
     block_bytes: int | None = None,
+    sets: bool = False,
+    scratch_dir: str | None = None,
 ) -> StreamedInput:
     """``path`` read, checked and fingerprinted a block at a time: the rejects, counts and
     columns of :func:`driver.read.read_jsonl` and the sketches of the core's fingerprint
     pass, for the same files, or :class:`Declined` (also once more than ``max_rows``
     documents pass, before the rest is read). Blocks are ``block_bytes`` (default
-    :data:`BLOCK_BYTES`)."""
+    :data:`BLOCK_BYTES`). The sketches (and, with ``sets``, for MinHash's exact checks,
+    the accepted documents' shingle sets) are kept in files of a scratch folder of this
+    call's own under ``scratch_dir`` (default: the system's temporary folder), mapped
+    into memory; :meth:`StreamedInput.close` removes it (as does a failed call)."""
     files = input_files(store or LocalStorage(), path)
     blocks = plan_blocks(files, block_bytes or BLOCK_BYTES)
     args = (id_col, text_col, order_col, max_text_bytes, pipeline)
-    got = _read_all(blocks, max_rows, workers, args)
+    scratch = tempfile.mkdtemp(prefix="neardup-", dir=scratch_dir)
+    try:
+        return _read_streamed(blocks, files, max_rows, workers, args, scratch, sets)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+
+
+def _read_streamed(
+    blocks: list[Block],
+    files: list[Listed],
+    max_rows: int,
+    workers: int,
+    args: tuple[Any, ...],
+    scratch: str,
+    sets: bool,
+) -> StreamedInput:
+    id_col, text_col, order_col, _, pipeline = args
+    got = _read_all(blocks, max_rows, workers, args, scratch, sets)
     nonempty = [g.schema for g in got if g.rows]
     if not nonempty:
         raise Declined("the input holds no records")
@@ -355,6 +460,14 @@ def read_streamed(
         reason[rows[order[again]]] = _REPEATED
     good = np.flatnonzero(reason == None)  # noqa: E711
     bad = np.flatnonzero(reason != None)  # noqa: E711
+    at = np.searchsorted(passing, good)  # an accepted row's place among the passing
+    spilled = None
+    if sets:
+        sizes = [g.set_sizes for g in got if g.set_sizes is not None]
+        offsets = np.zeros(len(passing) + 1, dtype=np.int64)
+        if sizes:
+            np.cumsum(np.concatenate(sizes), out=offsets[1:])
+        spilled = SpilledSets(os.path.join(scratch, "sets"), offsets, at)
     order_values = None
     if order_col:
         dtype = types[order_col]
@@ -362,54 +475,63 @@ def read_streamed(
             g.order.cast(dtype) if g.order is not None else pa.nulls(g.rows, dtype) for g in got
         ]
         order_values = pa.concat_arrays(columns).take(pa.array(good))
-    sketches = _assembled(got, reason, ids.take(pa.array(good)), pipeline)
+    sketches = _assembled(got, reason, ids.take(pa.array(good)), at, len(passing), pipeline,
+                          scratch)  # fmt: skip
     counts, rejects = rejects_table(ids, reason, bad, made=not id_col)
     file_bytes = sum(f.length for f in files)
     stats = {"rejects_by_reason": rejects_by_reason(counts)}
     out = StreamedInput(
         sketches, order_values, rejects, counts, text_col, int(size[good].sum()), file_bytes,
-        blocks, types, good, starts, id_col, stats,
+        blocks, types, good, starts, id_col, stats, spilled, scratch,
     )  # fmt: skip
     return out
 
 
 def _assembled(
-    got: list[_BlockRows], reason: npt.NDArray[Any], ids: pa.Array, pipeline: Pipeline
+    got: list[_BlockRows],
+    reason: npt.NDArray[Any],
+    ids: pa.Array,
+    at: I64,
+    passing: int,
+    pipeline: Pipeline,
+    scratch: str,
 ) -> Sketches:
-    """The accepted rows' sketches over all blocks, in input order (each block's arrays
-    dropped once copied)."""
-    passing_any = [g.features for g in got if g.features is not None]
-    width = passing_any[0].sketch.shape[1:] if passing_any else ()
-    bands = (
-        passing_any[0].band_keys.shape[1:]
-        if passing_any and passing_any[0].band_keys is not None
-        else None
-    )
-    n = len(ids)
-    sketch = np.empty((n, *width), dtype=np.int64)
-    band_keys = np.empty((n, *bands), dtype=np.int64) if bands is not None else None
-    small, at, row = [], 0, 0
-    for i, g in enumerate(got):
+    """The accepted rows' sketches, in input order: rows ``at`` of the ``passing`` rows'
+    sketches and band keys in the scratch files, mapped (copied only when some passing
+    rows were dropped as repeated ids); their small columns from the blocks."""
+    if pipeline.kind == "simhash":
+        shape: tuple[int, ...] = ()
+        bands = None
+    else:
+        shape = (pipeline.param("bands") * pipeline.param("rows"),)
+        bands = (pipeline.param("bands"),)
+    sketch = _mapped(os.path.join(scratch, "sketch"), passing, shape)
+    band_keys = _mapped(os.path.join(scratch, "keys"), passing, bands) if bands else None
+    if len(at) != passing:  # repeated ids dropped: the accepted rows only
+        sketch = sketch[at]
+        band_keys = band_keys[at] if band_keys is not None else None
+    small, row = [], 0
+    for g in got:
         mine = reason[row : row + g.rows]
         row += g.rows
-        features = g.features
-        got[i] = _BlockRows(g.rows, g.schema, None, np.empty(0), np.empty(0, np.int64), None, None)
-        if features is None:
+        if g.small is None:
             continue
         read_passing = mine[(mine == None) | (mine == _REPEATED)]  # noqa: E711
         keep = np.flatnonzero(read_passing == None)  # noqa: E711 (repeated ids dropped)
-        taken = len(keep)
-        sketch[at : at + taken] = features.sketch[keep]
-        if band_keys is not None and features.band_keys is not None:
-            band_keys[at : at + taken] = features.band_keys[keep]
-        small.append(features.table.take(pa.array(keep)))
-        at += taken
+        small.append(g.small.take(pa.array(keep)))
     if small:
         table = pa.concat_tables(small).combine_chunks()
     else:
-        table = pa.table({c: pa.array([], t) for c, t in _SMALL_TYPES})
-    table = table.set_column(0, DOC_ID, ids)
+        table = pa.table({c: pa.array([], t) for c, t in _SMALL_TYPES if c != DOC_ID})
+    table = table.add_column(0, DOC_ID, ids)
     return Sketches(table.select(SMALL_COLUMNS), sketch, band_keys)
+
+
+def _mapped(path: str, rows: int, shape: tuple[int, ...]) -> I64:
+    """The ``rows`` int64 rows of ``shape`` in file ``path``, mapped read-only."""
+    if rows == 0:
+        return np.empty((0, *shape), dtype=np.int64)
+    return np.memmap(path, dtype=np.int64, mode="r", shape=(rows, *shape))
 
 
 _SMALL_TYPES = [(DOC_ID, pa.string()), (EXACT_KEY, pa.string()), (EMPTY_TEXT, pa.bool_()),

@@ -51,6 +51,8 @@ from neardup_udfs.udfs import document_features_fn
 
 __all__ = [
     "DriverNear",
+    "SetSource",
+    "ShingledTexts",
     "Sketches",
     "TableTexts",
     "TextSource",
@@ -111,14 +113,14 @@ def near_on_driver(
     with clock.stage("fingerprint") as rows:
         sketches = sketches_of(_features(texts, pipeline, workers), pipeline)
         rows.rows_in = rows.rows_out = texts.num_rows
-    source = TableTexts(texts.column(TEXT))
-    return near_of_sketches(sketches, source, pipeline, settings, order=order, clock=clock,
+    sets = ShingledTexts(TableTexts(texts.column(TEXT)), pipeline)
+    return near_of_sketches(sketches, sets, pipeline, settings, order=order, clock=clock,
                             workers=workers)  # fmt: skip
 
 
 def near_of_sketches(
     sketches: Sketches,
-    source: TextSource,
+    sets: SetSource,
     pipeline: Pipeline,
     settings: NearSettings,
     *,
@@ -127,8 +129,8 @@ def near_of_sketches(
     workers: int = 1,
 ) -> DriverNear:
     """:func:`near_on_driver` of documents whose features are already computed: ``sketches``
-    (one row per accepted document, in input order) and their texts by position in
-    ``source`` (read only for the exact checks of unsure MinHash pairs). Timed as the
+    (one row per accepted document, in input order) and their shingle sets by position in
+    ``sets`` (taken only for the exact checks of unsure MinHash pairs). Timed as the
     stages ``exact``, ``pairs`` and ``cluster``."""
     if settings.clustering != "anchored":
         raise ValueError("the driver path clusters anchored only")
@@ -145,7 +147,7 @@ def near_of_sketches(
         rows.rows_in, rows.rows_out = len(ids), len(lead)
     with stage("pairs") as rows:
         found = _found_pairs(sketches, lead, pipeline, settings)
-        verified = _verified(found, sketches, source, pipeline, settings, workers)
+        verified = _verified(found, sketches, sets, pipeline, settings, workers)
         bands, hot = _band_counts(found, verified), _hot_list(found)
         counts.update(
             candidates=len(found.a),
@@ -214,6 +216,27 @@ class TextSource(Protocol):
         """``(which, texts)`` pairs: ``texts[j]`` is the text at ``rows[which[j]]``; every
         index of ``rows`` comes once over all chunks, at most :data:`SET_CHUNK` a chunk."""
         ...
+
+
+class SetSource(Protocol):
+    """The accepted documents' word-shingle sets (as the pipeline normalizes and shingles
+    them) by position (their rows in :class:`Sketches`)."""
+
+    def shingle_sets(self, rows: I64) -> tuple[Any, I64, I64]:
+        """``(hashes, offsets, slot)``: the set of ``rows[i]`` is
+        ``hashes[offsets[slot[i]]:offsets[slot[i] + 1]]``, ascending distinct values."""
+        ...
+
+
+@dataclass(frozen=True)
+class ShingledTexts:
+    """A :class:`SetSource` that shingles the texts of a :class:`TextSource`."""
+
+    texts: TextSource
+    pipeline: Pipeline
+
+    def shingle_sets(self, rows: I64) -> tuple[Any, I64, I64]:
+        return _shingle_sets(self.texts, rows, self.pipeline)
 
 
 @dataclass(frozen=True)
@@ -446,7 +469,7 @@ def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
 def _verified(
     found: _Pairs,
     sketches: Sketches,
-    source: TextSource,
+    sets: SetSource,
     pipeline: Pipeline,
     settings: NearSettings,
     workers: int = 1,
@@ -467,19 +490,13 @@ def _verified(
         else (similarity >= t - margin) & (similarity < t + margin)
     )
     exact = similarity.copy()
-    exact[check] = _exact_jaccard(found, np.flatnonzero(check), sketches, source, pipeline,
-                                  workers)  # fmt: skip
+    exact[check] = _exact_jaccard(found, np.flatnonzero(check), sketches, sets, workers)
     sure = (similarity >= t + margin) if how != "exact" else np.zeros(len(check), dtype=bool)
     return found.where(sure | (check & (exact >= t)), exact)
 
 
 def _exact_jaccard(
-    found: _Pairs,
-    which: I64,
-    sketches: Sketches,
-    source: TextSource,
-    pipeline: Pipeline,
-    workers: int = 1,
+    found: _Pairs, which: I64, sketches: Sketches, sets: SetSource, workers: int = 1
 ) -> Any:
     """The exact Jaccard of the word-shingle sets of the pairs ``which`` (the input texts,
     normalized as the pipeline normalizes)."""
@@ -491,7 +508,7 @@ def _exact_jaccard(
     wanted = pa.array(found.names[docs], pa.string())
     ids = sketches.table.column(DOC_ID).combine_chunks()
     rows = pc.index_in(wanted, value_set=ids).to_numpy(zero_copy_only=False).astype(np.int64)
-    hashes, offsets, slot = _shingle_sets(source, rows, pipeline)
+    hashes, offsets, slot = sets.shingle_sets(rows)
     place = slot[place]
     half = len(which)
     return indexed_sets_jaccard(hashes, offsets, place[:half], place[half:], threads=workers)

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.driver.blocks import StreamedInput, read_streamed
-from neardup_udfs.driver.near import near_of_sketches, near_on_driver
+from neardup_udfs.driver.near import ShingledTexts, near_of_sketches, near_on_driver
 from neardup_udfs.driver.outputs import (
     sample_table,
     score_summary_of,
@@ -121,6 +121,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     except StorageError as e:
         raise InputError(f"output {config.output!r}: {e}") from None
     settings = near_settings(config, pipeline)
+    streamed = None
     try:
         held = _read_held(config, store, budget, clock, summary)
         if held is not None:
@@ -135,7 +136,8 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             engine = _engine_entry("streamed", streamed.need, budget, source)
             engine["blocks"] = len(streamed.read.blocks)
             read = streamed.read
-            found = near_of_sketches(read.sketches, read.texts(), pipeline, settings,
+            sets = read.sets or ShingledTexts(read.texts(), pipeline)
+            found = near_of_sketches(read.sketches, sets, pipeline, settings,
                                      order=read.order, clock=clock,
                                      workers=driver_cores(conf))  # fmt: skip
             texts_of = _texts_by_id(read)
@@ -170,6 +172,8 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             spark={"jobs": 0, "session": "none: the local engine ran"},
         )
     finally:
+        if streamed is not None:
+            streamed.read.close()
         claim.release()
     return summary
 
@@ -227,9 +231,7 @@ def _read_held(
 
 STREAM_BYTES_PER_DOC = 2048
 """The streamed read's need a document (its id, exact key and sketch, its rows in the
-buckets it shares); the texts of the pairs checked exactly come on top."""
-STREAM_TEXT_SHARE = 1
-"""The streamed read's need a byte of accepted text: the shingle sets of exact checks."""
+buckets it shares); shingle sets for the exact checks wait in a scratch file."""
 
 
 def _read_streamed(
@@ -252,14 +254,23 @@ def _read_streamed(
             order_col=config.order_col,
             workers=driver_cores(conf),
             max_rows=budget // STREAM_BYTES_PER_DOC,
+            sets=pipeline.kind == "minhash" and config.verification != "estimate",
+            scratch_dir=scratch_dir(conf),
         )
-        need = STREAM_BYTES_PER_DOC * read.n_good + STREAM_TEXT_SHARE * read.text_bytes
+        need = STREAM_BYTES_PER_DOC * read.n_good
         if need > budget:
             raise Declined(f"the documents need {need} bytes streamed, over the budget {budget}")
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = read.rows, read.n_good
     return _Streamed(read, need)
+
+
+def scratch_dir(conf: Mapping[str, str]) -> str | None:
+    """Where the local engine keeps scratch files: the first folder of ``spark.local.dir``
+    (Spark's own scratch space), else the system's temporary folder (None)."""
+    first = conf.get("spark.local.dir", "").split(",")[0].strip()
+    return first.removeprefix("file:") or None
 
 
 def _texts_by_id(read: StreamedInput) -> Any:
