@@ -387,49 +387,27 @@ def _found_pairs(
         nothing = np.empty(0, dtype=np.int64)
         return _Pairs(names, nothing, nothing, nothing.astype(np.int32), nothing,
                       nothing.astype(np.int32), nothing.astype(np.int32))  # fmt: skip
-    # every (band, key, document), sorted: a bucket's members are a run, smallest id first
-    doc = np.tile(np.arange(n, dtype=np.int64), bands)
-    band = np.repeat(np.arange(bands, dtype=np.int32), n)
-    key = keys.T.ravel()
-    order = np.lexsort((doc, key, band))
-    doc, band, key = doc[order], band[order], key[order]
-    starts = np.flatnonzero(
-        np.concatenate([[True], (band[1:] != band[:-1]) | (key[1:] != key[:-1])])
-    )
-    size = np.diff(np.append(starts, len(doc)))
-    bucket = np.repeat(np.arange(len(starts)), size)  # each row's bucket
-    pos = np.arange(len(doc)) - starts[bucket]  # its place in the bucket (0: the hub)
     limit = settings.hot_bucket_size
-    hot = size > limit
+    # two passes over the bands, one band's buckets in memory at a time: the roles of every
+    # document in every band first (the kernels read them), then each band's pairs
     roles = np.full((n, bands), NOT_HOT, dtype=np.int8)
-    in_hot = hot[bucket]
-    roles[doc[in_hot], band[in_hot]] = np.where(pos[in_hot] == 0, HUB, HOT)
-    # the groups: a bucket of 2+ members, a hot one in chunks of ``limit`` plus its hub
-    shared = (size > 1)[bucket]
-    rows_b, rows_pos = bucket[shared], pos[shared]
-    rows_chunk = np.where(hot[rows_b], rows_pos // limit, 0)
-    rows_doc = doc[shared]
-    hot_b = np.flatnonzero(hot)
-    extra = (size[hot_b] - 1) // limit  # chunks after the first, each with the hub
-    hub_b = np.repeat(hot_b, extra)
-    hub_chunk = np.concatenate([np.arange(1, e + 1) for e in extra]) if len(extra) else hub_b
-    rows_b = np.concatenate([rows_b, hub_b])
-    rows_chunk = np.concatenate([rows_chunk, hub_chunk]).astype(np.int64)
-    rows_doc = np.concatenate([rows_doc, doc[starts[hub_b]]])
-    grouped = np.lexsort((rows_doc, rows_chunk, rows_b))
-    rows_b, rows_chunk, rows_doc = rows_b[grouped], rows_chunk[grouped], rows_doc[grouped]
-    first = np.concatenate(
-        [[True], (rows_b[1:] != rows_b[:-1]) | (rows_chunk[1:] != rows_chunk[:-1])]
-    )
-    g_start = np.flatnonzero(first) if len(rows_b) else np.empty(0, np.int64)
-    offsets = np.append(g_start, len(rows_b)).astype(np.int64)
-    g_bucket, g_chunk = rows_b[g_start], rows_chunk[g_start]
-    g_band, g_star = band[starts[g_bucket]], hot[g_bucket]
-    # one kernel call per band: its member rows hold at most one copy of each sketch
+    hot_band, hot_key, hot_size = [], [], []
+    for c in range(bands):
+        bucket = _Buckets.of(keys[:, c])
+        hot = bucket.size > limit
+        in_hot = hot[bucket.of_row]
+        roles[bucket.doc[in_hot], c] = np.where(bucket.pos[in_hot] == 0, HUB, HOT)
+        hot_b = np.flatnonzero(hot)
+        hot_band.append(np.full(len(hot_b), c, dtype=np.int32))
+        hot_key.append(bucket.key[bucket.starts[hot_b]])
+        hot_size.append(bucket.size[hot_b])
     parts = []
-    for lo, hi in _runs(g_band):
-        rows = rows_doc[offsets[lo] : offsets[hi + 1]]
-        args = (g_band[lo : hi + 1], g_star[lo : hi + 1], offsets[lo : hi + 2] - offsets[lo])
+    for c in range(bands):
+        bucket = _Buckets.of(keys[:, c])
+        rows, offsets, g_key, g_chunk, g_star = bucket.groups(limit)
+        if not len(g_key):
+            continue
+        args = (np.full(len(g_key), c, dtype=np.int32), g_star, offsets)
         if pipeline.kind == "simhash":
             got = first_table_pairs(
                 *args, rows, sketch[at[rows]], roles[rows], settings.hamming_scheme()
@@ -438,22 +416,77 @@ def _found_pairs(
             got = first_band_pairs(
                 *args, rows, sketch[at[rows]], roles[rows], pipeline.param("rows")
             )
-        parts.append((*got[:4], got[4] + lo))
-    a, b, at, score, where = (
-        (np.concatenate(c) for c in zip(*parts, strict=True))
+        where = got[4]
+        parts.append((*got[:4], g_key[where], g_chunk[where]))
+    a, b, band_of, score, key, chunk = (
+        (np.concatenate(x) for x in zip(*parts, strict=True))
         if parts
-        else (np.empty(0, np.int64),) * 5
+        else (np.empty(0, np.int64),) * 6
     )
-    found = _Pairs(
-        names, a, b, at.astype(np.int32), key[starts[g_bucket[where]]],
-        g_chunk[where].astype(np.int32), score,
-    )  # fmt: skip
+    found = _Pairs(names, a, b, band_of.astype(np.int32), key, chunk.astype(np.int32), score)
     found.hot_band, found.hot_key, found.hot_size = (
-        band[starts[hot_b]],
-        key[starts[hot_b]],
-        size[hot_b],
+        np.concatenate(hot_band),
+        np.concatenate(hot_key).astype(np.int64),
+        np.concatenate(hot_size).astype(np.int64),
     )
     return found
+
+
+@dataclass
+class _Buckets:
+    """The buckets of one band: documents sorted by key, then by number (the smallest
+    first: a hot bucket's hub)."""
+
+    doc: I64  # the documents in bucket order
+    key: I64  # their keys
+    starts: I64  # each bucket's first row
+    size: I64  # each bucket's members
+    of_row: I64  # each row's bucket
+    pos: I64  # each row's place in its bucket
+
+    @staticmethod
+    def of(keys: I64) -> _Buckets:
+        doc = np.argsort(keys, kind="stable").astype(np.int64)
+        key = keys[doc]
+        starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+        size = np.diff(np.append(starts, len(doc)))
+        of_row = np.repeat(np.arange(len(starts)), size)
+        pos = np.arange(len(doc)) - starts[of_row]
+        return _Buckets(doc, key, starts, size, of_row, pos)
+
+    def groups(self, limit: int) -> tuple[I64, I64, I64, I64, npt.NDArray[np.bool_]]:
+        """The kernel's groups: every bucket of 2+ members, a hot one (over ``limit``) in
+        chunks of ``limit`` rows, each later chunk with the hub too; as member rows, group
+        offsets, and each group's key, chunk and hotness, in key then chunk order."""
+        hot = self.size > limit
+        shared = (self.size > 1)[self.of_row]
+        rows_b, rows_pos = self.of_row[shared], self.pos[shared]
+        rows_chunk = np.where(hot[rows_b], rows_pos // limit, 0)
+        rows_doc = self.doc[shared]
+        hot_b = np.flatnonzero(hot)
+        extra = (self.size[hot_b] - 1) // limit  # chunks after the first, each with the hub
+        if len(hot_b):
+            hub_b = np.repeat(hot_b, extra)
+            hub_chunk = np.concatenate([np.arange(1, e + 1) for e in extra])
+            rows_b = np.concatenate([rows_b, hub_b])
+            rows_chunk = np.concatenate([rows_chunk, hub_chunk])
+            rows_doc = np.concatenate([rows_doc, self.doc[self.starts[hub_b]]])
+            grouped = np.lexsort((rows_doc, rows_chunk, rows_b))
+            rows_b, rows_chunk, rows_doc = rows_b[grouped], rows_chunk[grouped], rows_doc[grouped]
+        rows_chunk = rows_chunk.astype(np.int64)
+        first = np.concatenate(
+            [[True], (rows_b[1:] != rows_b[:-1]) | (rows_chunk[1:] != rows_chunk[:-1])]
+        )
+        g_start = np.flatnonzero(first) if len(rows_b) else np.empty(0, np.int64)
+        offsets = np.append(g_start, len(rows_b)).astype(np.int64)
+        g_bucket = rows_b[g_start]
+        return (
+            rows_doc,
+            offsets,
+            self.key[self.starts[g_bucket]],
+            rows_chunk[g_start],
+            hot[g_bucket],
+        )
 
 
 def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
