@@ -17,6 +17,7 @@ from test_driver_near import REPORTED, TABLES, _corpus
 
 from neardup_udfs.config import ConfigError, load_config
 from neardup_udfs.driver import blocks
+from neardup_udfs.driver import near as driver_near
 from neardup_udfs.driver import outputs as local_outputs
 from neardup_udfs.driver.read import Declined, read_jsonl
 from neardup_udfs.io.readers import InputError
@@ -56,7 +57,8 @@ def _written(out: Path, tables: tuple[str, ...]) -> tuple[dict[str, Any], dict[s
 
 def _same_as_spark(spark, src: Path, out: Path, **settings: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """Runs ``src`` on the local engine, held and streamed (blocks of a few records, on two
-    processes), and on Spark stages; asserts equal outputs."""
+    processes; candidate groups a few rows at a time), and on Spark stages; asserts equal
+    outputs."""
     results = {}
     for engine in ("local", "streamed", "spark"):
         where = out / engine
@@ -64,6 +66,7 @@ def _same_as_spark(spark, src: Path, out: Path, **settings: Any) -> dict[str, An
             if engine == "streamed":
                 mp.setattr(local_run, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
                 mp.setattr(blocks, "BLOCK_BYTES", 600)
+                mp.setattr(driver_near, "GROUP_ROWS", 5)  # many kernel calls a band
             config = _config(src, where, engine="spark" if engine == "spark" else "local",
                              **settings)  # fmt: skip
             dedup_run.run(spark, config)

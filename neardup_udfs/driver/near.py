@@ -407,17 +407,18 @@ def _found_pairs(
         rows, offsets, g_key, g_chunk, g_star = bucket.groups(limit)
         if not len(g_key):
             continue
-        args = (np.full(len(g_key), c, dtype=np.int32), g_star, offsets)
-        if pipeline.kind == "simhash":
-            got = first_table_pairs(
-                *args, rows, sketch[at[rows]], roles[rows], settings.hamming_scheme()
-            )
-        else:
-            got = first_band_pairs(
-                *args, rows, sketch[at[rows]], roles[rows], pipeline.param("rows")
-            )
-        where = got[4]
-        parts.append((*got[:4], g_key[where], g_chunk[where]))
+        for lo, hi in _slices(offsets, GROUP_ROWS):  # a slice's sketches copied at a time
+            members = rows[offsets[lo] : offsets[hi]]
+            args = (np.full(hi - lo, c, dtype=np.int32), g_star[lo:hi],
+                    offsets[lo : hi + 1] - offsets[lo])  # fmt: skip
+            if pipeline.kind == "simhash":
+                got = first_table_pairs(*args, members, sketch[at[members]], roles[members],
+                                        settings.hamming_scheme())  # fmt: skip
+            else:
+                got = first_band_pairs(*args, members, sketch[at[members]], roles[members],
+                                       pipeline.param("rows"))  # fmt: skip
+            where = got[4] + lo
+            parts.append((*got[:4], g_key[where], g_chunk[where]))
     a, b, band_of, score, key, chunk = (
         (np.concatenate(x) for x in zip(*parts, strict=True))
         if parts
@@ -430,6 +431,23 @@ def _found_pairs(
         np.concatenate(hot_size).astype(np.int64),
     )
     return found
+
+
+GROUP_ROWS = 1 << 16
+"""Member rows (and so sketches) handed to a candidate kernel at a time."""
+
+
+def _slices(offsets: I64, rows: int) -> list[tuple[int, int]]:
+    """Runs ``[lo, hi)`` of the groups whose members start at ``offsets`` (the total last),
+    each of at most ``rows`` member rows unless one group alone holds more."""
+    out, lo = [], 0
+    groups = len(offsets) - 1
+    while lo < groups:
+        hi = int(np.searchsorted(offsets, offsets[lo] + rows, side="right")) - 1
+        hi = min(max(hi, lo + 1), groups)
+        out.append((lo, hi))
+        lo = hi
+    return out
 
 
 @dataclass
