@@ -66,7 +66,9 @@ class Preset:
     ``input`` says what the batch reads: text, or encoded image bytes (``phash``). Presets
     whose inputs can be unusable give ``checked(inputs, **params) -> (values, errors)``.
     ``word_tokens`` presets split text with semblance's tokenizer: the web normalization
-    gives them CJK character tokens.
+    gives them CJK character tokens. ``sets_batch(hashes, offsets, **params)`` (a
+    ``minhash`` preset on word shingles) gives ``batch``'s signatures from the texts'
+    word-shingle sets in ``words_jit.shingle_sets_batch``'s form.
     """
 
     name: str
@@ -75,6 +77,7 @@ class Preset:
     description: str
     options: Mapping[str, Option]
     batch: Callable[..., U64] = field(repr=False)
+    sets_batch: Callable[..., U64] | None = field(repr=False, default=None)
     canonical: Callable[[str | bytes], bytes] = field(repr=False, default=normalize_utf8)
     canonical_batch: Callable[[Sequence[str | bytes]], Iterable[bytes]] | None = field(
         repr=False, default=None
@@ -161,6 +164,21 @@ class Pipeline:
         self._require("minhash", "MinHash signatures")
         return self.preset.batch(self._prepared(texts, normalized), **dict(self.params))
 
+    def signature_and_sets_batch(
+        self, texts: Sequence[str | bytes], *, normalized: bool = False
+    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """:meth:`signature_batch` of ``texts`` and their word-shingle sets
+        (``words_jit.shingle_sets_batch`` with the preset's ``w``), the texts tokenized once
+        where the preset makes its signatures from the sets."""
+        self._require("minhash", "MinHash signatures")
+        prepared = self._prepared(texts, normalized)
+        hashes, offsets = words_jit.shingle_sets_batch(prepared, self.param("w"))
+        if self.preset.sets_batch is not None:
+            signatures = self.preset.sets_batch(hashes, offsets, **dict(self.params))
+        else:
+            signatures = self.preset.batch(prepared, **dict(self.params))
+        return signatures, hashes, offsets
+
     def band_keys_batch(self, signatures: U64) -> U64:
         """LSH band keys of signatures made by this pipeline: shape (n, bands)."""
         self._require("minhash", "band keys")
@@ -203,6 +221,12 @@ def _semblance_batch(
     texts: Sequence[str | bytes], w: int, k: int, seed: int, bands: int, rows: int
 ) -> U64:
     return words_jit.minhash_batch(texts, k=k, seed=seed, w=w)
+
+
+def _semblance_sets_batch(
+    hashes: U64, offsets: npt.NDArray[np.int64], w: int, k: int, seed: int, bands: int, rows: int
+) -> U64:
+    return words_jit.minhash_of_sets(hashes, offsets, k=k, seed=seed)
 
 
 def _semblance_simhash_batch(texts: Sequence[str | bytes], w: int) -> U64:
@@ -294,6 +318,7 @@ _register(
             "rows": Option(8, 1, 65535, "LSH rows per band"),
         },
         batch=_semblance_batch,
+        sets_batch=_semblance_sets_batch,
         canonical=_token_text,
         canonical_batch=_token_texts,
         check=_check_bands,

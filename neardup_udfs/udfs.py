@@ -281,10 +281,14 @@ def document_features_fn(
                 values = pipeline.fingerprint_batch(prepared, normalized=True)
                 columns.append(pa.array(values.view(np.int64)))
             else:
-                signatures = pipeline.signature_batch(prepared, normalized=True)
+                if sets_sink is None:
+                    signatures = pipeline.signature_batch(prepared, normalized=True)
+                else:
+                    signatures, hashes, offsets = pipeline.signature_and_sets_batch(
+                        prepared, normalized=True
+                    )
+                    sets_sink(hashes, offsets)
                 keys_of = pipeline.band_keys_batch(signatures)
-                if sets_sink is not None:
-                    sets_sink(*shingle_sets_batch(prepared, pipeline.param("w")))
                 columns += [_list_rows(signatures), _list_rows(keys_of)]
             yield pa.RecordBatch.from_arrays(columns, names=names)
 

@@ -17,6 +17,7 @@ from neardup_udfs.kernels.shingle import char_shingles, word_shingles, word_toke
 from neardup_udfs.kernels.words_jit import (
     indexed_sets_jaccard,
     minhash_batch,
+    minhash_of_sets,
     pair_jaccard_batch,
     shingle_sets_batch,
     simhash_batch,
@@ -222,6 +223,29 @@ def test_shingle_sets_and_their_indexed_jaccard_equal_the_set_definition(docs, w
         indexed_sets_jaccard(hashes, offsets, [len(docs)], [0])
     with pytest.raises(ValueError, match="one length"):
         indexed_sets_jaccard(hashes, offsets, [0], [])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(texts, max_size=8), st.integers(1, 3), st.integers(1, 40), st.integers(0, 2**64 - 1)
+)
+def test_minhash_of_shingle_sets_equals_minhash_of_the_texts(docs, w, k, seed) -> None:  # type: ignore[no-untyped-def]
+    """The streamed local engine signs the sets it keeps for exact checks: the same rows."""
+    hashes, offsets = shingle_sets_batch(docs, w)
+    got = minhash_of_sets(hashes, offsets, k=k, seed=seed)
+    assert got.shape == (len(docs), k)
+    assert np.array_equal(got, minhash_batch(docs, k=k, seed=seed, w=w))
+
+
+def test_pipeline_signs_texts_and_their_sets_alike() -> None:
+    from neardup_udfs.presets import resolve
+
+    pipeline = resolve("semblance", normalize="web", k=20, bands=4, rows=5)
+    docs = ["<p>the quick brown fox jumps over</p>", "", "a b", "the  quick brown fox again"]
+    signatures, hashes, offsets = pipeline.signature_and_sets_batch(docs)
+    assert np.array_equal(signatures, pipeline.signature_batch(docs))
+    want_h, want_o = shingle_sets_batch(pipeline.normalize_batch(docs), 3)
+    assert np.array_equal(hashes, want_h) and np.array_equal(offsets, want_o)
 
 
 @given(st.binary(max_size=100))

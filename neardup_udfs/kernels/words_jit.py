@@ -445,6 +445,37 @@ def shingle_sets_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.N
     return hashes[: compact[-1]].copy(), compact
 
 
+@kernel()
+def _minhash_sets(hashes, offsets, a, c, out):
+    k = len(a)
+    for d in range(len(offsets) - 1):
+        sig = out[d]
+        sig[:] = _MAX
+        for j in range(offsets[d], offsets[d + 1]):
+            x = hashes[j]
+            for i in range(k):
+                v = a[i] * x + c[i]
+                if v < sig[i]:
+                    sig[i] = v
+
+
+def minhash_of_sets(
+    hashes: npt.ArrayLike, offsets: npt.ArrayLike, k: int = 128, seed: int = 0
+) -> U64:
+    """MinHash signatures of shingle sets in ``shingle_sets_batch``'s form (set d is
+    ``hashes[offsets[d]:offsets[d + 1]]``): a uint64 array of shape (sets, k), row d equal
+    to :func:`minhash_batch`'s row of any text whose shingle set is set d (a minimum over a
+    stream is the minimum over its distinct values)."""
+    from neardup_udfs.kernels.minhash import params
+
+    a, c = params(k, seed)
+    values = np.ascontiguousarray(hashes).view(np.uint64)
+    off = np.asarray(offsets, dtype=np.int64)
+    out = np.empty((max(len(off) - 1, 0), k), dtype=np.uint64)
+    _minhash_sets(values, off, a, c, out)
+    return out
+
+
 def minhash_batch(texts: Sequence[str | bytes], k: int = 128, seed: int = 0, w: int = 3) -> U64:
     """MinHash signatures of word w-shingles of every text: a uint64 array of shape (n, k).
 
