@@ -15,6 +15,7 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
@@ -137,9 +138,9 @@ def near_of_sketches(
     stage = (clock or StageClock(_log)).stage
     features = sketches.table
     counts: dict[str, int] = {}
+    ids = sketches.ids
     with stage("exact") as rows:
-        leader = _leaders(features)
-        ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
+        leader = _leaders(features, ids)
         empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
         is_leader = ids == leader
         lead = np.flatnonzero(is_leader & ~empty)
@@ -156,7 +157,7 @@ def near_of_sketches(
         )
         rows.rows_in, rows.rows_out = len(lead), len(verified.a)
     with stage("cluster") as rows:
-        clusters = _anchored(features, leader, verified, pipeline, settings, order)
+        clusters = _anchored(sketches, leader, verified, pipeline, settings, order)
         is_rep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False)
         sizes = pd.Series(clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False))
         per_size = sizes.value_counts().value_counts().sort_index()
@@ -188,6 +189,11 @@ class Sketches:
     table: pa.Table  # doc_id, exact_key, empty_text, length
     sketch: npt.NDArray[np.int64]  # (rows, slots) MinHash signatures | (rows,) fingerprints
     band_keys: npt.NDArray[np.int64] | None = None  # (rows, bands): MinHash only
+
+    @cached_property
+    def ids(self) -> npt.NDArray[Any]:
+        """The ids as a numpy object array (made once)."""
+        return self.table.column(DOC_ID).to_numpy(zero_copy_only=False)
 
 
 SMALL_COLUMNS = [DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH]
@@ -293,10 +299,9 @@ def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table
     return pa.Table.from_batches(first + second).combine_chunks()
 
 
-def _leaders(features: pa.Table) -> npt.NDArray[Any]:
+def _leaders(features: pa.Table, ids: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """Each row's ``leader`` (``stages.exact.led``): the smallest id of its ``exact_key``,
-    its own id when normalization left it no text."""
-    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
+    its own id when normalization left it no text (``ids``: the ids as an array)."""
     empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
     if len(ids) == 0:
         return ids
@@ -347,10 +352,11 @@ class _Pairs:
 
 def _keyed(
     sketches: Sketches, lead: I64, pipeline: Pipeline, settings: NearSettings
-) -> tuple[npt.NDArray[Any], I64, npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[Any], I64, npt.NDArray[np.int64], I64]:
     """The documents that get bucket keys (``stages.candidates.band_keys``), by id: their
-    ids, their rows in ``sketches`` and their keys ``(documents, bands)``."""
-    ids = sketches.table.column(DOC_ID).to_numpy(zero_copy_only=False)
+    ids and their rows in ``sketches``; and their keys ``(documents, bands)`` as rows
+    ``(keys, which)`` of a key matrix (``keys[which]``, not copied)."""
+    ids = sketches.ids
     if pipeline.kind == "simhash":
         rows = lead
         if pipeline.preset.input == "text":
@@ -358,14 +364,15 @@ def _keyed(
         rows = rows[np.argsort(ids[rows], kind="stable")]
         scheme = settings.hamming_scheme()
         keys = scheme.keys(sketches.sketch[rows].view(np.uint64)).view(np.int64)
-        return ids[rows], rows, keys.reshape(len(rows), len(scheme.parts))
+        every = np.arange(len(rows), dtype=np.int64)
+        return ids[rows], rows, keys.reshape(len(rows), len(scheme.parts)), every
     assert sketches.band_keys is not None, "MinHash sketches carry band keys"
     sigs = sketches.sketch
     maybe = lead[sigs[lead, 0] == -1] if sigs.shape[1] else lead
     blank = maybe[np.all(sigs[maybe] == -1, axis=1)]  # the empty set: exact duplicates only
     rows = np.setdiff1d(lead, blank, assume_unique=True) if len(blank) else lead
     rows = rows[np.argsort(ids[rows], kind="stable")]
-    return ids[rows], rows, sketches.band_keys[rows]
+    return ids[rows], rows, sketches.band_keys, rows
 
 
 def _matrix(column: pa.ChunkedArray, width: int) -> I64:
@@ -380,9 +387,9 @@ def _found_pairs(
 ) -> _Pairs:
     """The scored candidates of ``stages.candidates.scored_candidates``: every pair once,
     from the first band (table) that produces it, hot buckets as stars."""
-    names, at, keys = _keyed(sketches, lead, pipeline, settings)  # document i: i-th id
+    names, at, keys, which = _keyed(sketches, lead, pipeline, settings)  # document i: i-th id
     sketch = sketches.sketch
-    n, bands = keys.shape
+    n, bands = len(which), keys.shape[1]
     if n == 0:
         nothing = np.empty(0, dtype=np.int64)
         return _Pairs(names, nothing, nothing, nothing.astype(np.int32), nothing,
@@ -393,7 +400,7 @@ def _found_pairs(
     roles = np.full((n, bands), NOT_HOT, dtype=np.int8)
     hot_band, hot_key, hot_size = [], [], []
     for c in range(bands):
-        bucket = _Buckets.of(keys[:, c])
+        bucket = _Buckets.of(keys[which, c])
         hot = bucket.size > limit
         in_hot = hot[bucket.of_row]
         roles[bucket.doc[in_hot], c] = np.where(bucket.pos[in_hot] == 0, HUB, HOT)
@@ -403,7 +410,7 @@ def _found_pairs(
         hot_size.append(bucket.size[hot_b])
     parts = []
     for c in range(bands):
-        bucket = _Buckets.of(keys[:, c])
+        bucket = _Buckets.of(keys[which, c])
         rows, offsets, g_key, g_chunk, g_star = bucket.groups(limit)
         if not len(g_key):
             continue
@@ -610,11 +617,12 @@ def _hot_list(found: _Pairs) -> list[dict[str, Any]]:
     ]
 
 
-def _rule_order(features: pa.Table, rule: str, order: pa.ChunkedArray | pa.Array | None) -> I64:
+def _rule_order(
+    features: pa.Table, ids: npt.NDArray[Any], rule: str, order: pa.ChunkedArray | pa.Array | None
+) -> I64:
     """Every row's place in the representative rule's order (``stages.cluster``'s rule
     key): ``earliest`` by ``order`` with nulls last, ``longest`` by length descending,
     ``min_id`` by id; ties by id."""
-    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
     by_id = np.empty(len(ids), dtype=np.int64)
     by_id[np.argsort(ids, kind="stable")] = np.arange(len(ids))
     if rule == "longest":
@@ -632,7 +640,7 @@ def _rule_order(features: pa.Table, rule: str, order: pa.ChunkedArray | pa.Array
 
 
 def _anchored(
-    features: pa.Table,
+    sketches: Sketches,
     leader: npt.NDArray[Any],
     verified: _Pairs,
     pipeline: Pipeline,
@@ -643,8 +651,8 @@ def _anchored(
     groups take their first member's place in the rule's order, the greedy pass over the
     verified graph keeps representatives, and every member of a removed group gets its
     group's score to the kept group."""
-    ids = features.column(DOC_ID).to_numpy(zero_copy_only=False)
-    place = _rule_order(features, settings.rule, order)
+    ids = sketches.ids
+    place = _rule_order(sketches.table, ids, settings.rule, order)
     _, group = np.unique(leader, return_inverse=True)  # the group of each row
     first = np.full(group.max() + 1 if len(group) else 0, np.iinfo(np.int64).max)
     np.minimum.at(first, group, place)  # the group's place: its first member's
