@@ -403,3 +403,73 @@ def test_made_ids_name_the_file_as_spark_does(spark, tmp_path: Path) -> None:  #
     got = spark.read.json(str(folder)).select("_metadata.file_path").first()[0]
     assert got == spark_file_uri(f"file:{folder / 'f.jsonl'}")
     assert "%20" in got and "%23" in got and "%C2%A0" in got and "%25" in got and "é" in got
+
+
+# --- the streamed read ------------------------------------------------------------------------
+
+
+def test_blocks_cover_each_file_in_whole_lines(tmp_path: Path) -> None:
+    lines = [json.dumps({"text": "x" * (i % 7) + str(i)}) for i in range(50)]
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines))  # no line end after the last record
+    files = [f for f in LocalStorage().files(str(src))]
+    cut = blocks.plan_blocks(files, 64)
+    data = src.read_bytes()
+    assert [b.start for b in cut] == [0, *(b.end for b in cut[:-1])]
+    assert cut[-1].end == len(data) and len(cut) > 5
+    assert all(data[b.end - 1 : b.end] == b"\n" for b in cut[:-1])
+    assert sum(b.read().num_rows for b in cut) == 50
+
+
+def _streamed(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(local_run, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
+    mp.setattr(blocks, "BLOCK_BYTES", 300)
+
+
+def test_streamed_scratch_lives_under_spark_local_dir_and_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sketches and sets wait in a folder of the run's own under ``spark.local.dir``,
+    removed when the run ends, as when the read fails half way."""
+    _streamed(monkeypatch)
+    made: list[str] = []
+    real = blocks.tempfile.mkdtemp
+
+    def mkdtemp(**kwargs: Any) -> str:
+        made.append(real(**kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(blocks.tempfile, "mkdtemp", mkdtemp)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows = [{"text": f"words of document {i} " * 20} for i in range(40)]
+    src = _write(tmp_path / "in.jsonl", rows + rows)
+    conf = {"spark.local.dir": f"{scratch},/elsewhere", "spark.driver.memory": "1g"}
+    summary = local_run.run_local(
+        _config(src, tmp_path / "out", id_col=None, text_col="text"), conf
+    )
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["engine"]["input"] == "streamed" and summary.removed >= 40
+    assert len(made) == 1 and made[0].startswith(str(scratch)) and os.listdir(scratch) == []
+    bad = _write(tmp_path / "bad.jsonl", rows + [{"text": "a float", "score": 0.5}])
+    with pytest.raises(Declined, match="'score' is double"):
+        blocks.read_streamed(str(bad), None, "text", 1000, _config(bad, tmp_path / "o").pipeline(),
+                             max_rows=10**6, scratch_dir=str(scratch), workers=2)  # fmt: skip
+    assert len(made) == 2 and os.listdir(scratch) == []
+
+
+def test_streamed_run_declines_what_its_budget_cannot_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``spark.driver.memory``'s documents the streamed read stops: ``auto`` hands the
+    run to Spark, ``local`` names the budget; nothing is written either way."""
+    _streamed(monkeypatch)
+    monkeypatch.setattr(local_run, "STREAM_BYTES_PER_DOC", 1 << 20)  # 1 MiB a document
+    src = _write(tmp_path / "in.jsonl", [{"text": f"doc {i} " * 30} for i in range(1200)])
+    out = tmp_path / "out"
+    with pytest.raises(InputError, match="more than .* documents for the budget"):
+        local_run.try_local(_config(src, out, engine="local", id_col=None, text_col="text"))
+    assert (
+        local_run.try_local(_config(src, out, engine="auto", id_col=None, text_col="text")) is None
+    )
+    assert not (out / "report.json").exists() and not (out / "docs").exists()
