@@ -461,15 +461,16 @@ def test_streamed_scratch_lives_under_spark_local_dir_and_goes(
 def test_streamed_run_declines_what_its_budget_cannot_hold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past ``spark.driver.memory``'s documents the streamed read stops: ``auto`` hands the
-    run to Spark, ``local`` names the budget; nothing is written either way."""
+    """Past ``spark.driver.memory``'s documents the streamed read stops before it writes
+    anything; within it, an input without a single duplicate runs (no cluster to sample)."""
     _streamed(monkeypatch)
     monkeypatch.setattr(local_run, "STREAM_BYTES_PER_DOC", 1 << 20)  # 1 MiB a document
     src = _write(tmp_path / "in.jsonl", [{"text": f"doc {i} " * 30} for i in range(1200)])
     out = tmp_path / "out"
-    with pytest.raises(InputError, match="more than .* documents for the budget"):
-        local_run.try_local(_config(src, out, engine="local", id_col=None, text_col="text"))
-    assert (
-        local_run.try_local(_config(src, out, engine="auto", id_col=None, text_col="text")) is None
-    )
+    config = _config(src, out, engine="local", id_col=None, text_col="text")
+    with pytest.raises(Declined, match="more than .* documents for the budget"):
+        local_run.run_local(config, {"spark.driver.memory": "1g"})
     assert not (out / "report.json").exists() and not (out / "docs").exists()
+    summary = local_run.run_local(config, {"spark.driver.memory": "2g"})
+    assert summary.removed == 0 and pq.read_table(out / "docs").num_rows == 1200
+    assert pq.read_table(out / "samples").num_rows == 0

@@ -376,6 +376,31 @@ def test_collapse_whitespace_matches_its_definition(text: str) -> None:
     assert collapse_whitespace(got) == got
 
 
+_BATCH_ALPHABET = _WS_ALPHABET + list("Zé3\u0e01\u3042\uac00\U00020000\ud800\U0001f600<p>&")
+
+
+@given(
+    st.lists(
+        st.one_of(st.none(), st.lists(st.sampled_from(_BATCH_ALPHABET), max_size=30).map("".join)),
+        max_size=8,
+    ),
+    st.sampled_from([None, "chars", "bigrams"]),
+)
+def test_normalize_web_batch_is_normalize_web_of_each_text(texts: list[str | None], cjk) -> None:  # type: ignore[no-untyped-def]
+    """The batch's one compiled pass (whitespace, then CJK) gives each text's own result,
+    for every whitespace character, information separators, CJK of every plane, lone
+    surrogates and None."""
+    got = normalize_web_batch(texts, cjk=cjk)
+    assert got == [None if t is None else normalize_web(t, cjk=cjk) for t in texts]
+
+
+def test_normalize_web_batch_of_real_text_is_normalize_web_of_each() -> None:
+    texts = [_read(p) for p in DEBIAN_COPYRIGHTS[::40]] + [_read(p) for p in PAGES[:20]]
+    assert texts and normalize_web_batch(texts) == [normalize_web(t) for t in texts]
+    with pytest.raises(ValueError, match="cjk must be"):
+        normalize_web_batch(["a"], cjk="words")  # type: ignore[arg-type]
+
+
 @pytest.mark.skipif(not DEBIAN_COPYRIGHTS, reason="no /usr/share/doc/*/copyright here")
 def test_collapse_whitespace_of_real_text_matches_its_definition() -> None:
     for p in DEBIAN_COPYRIGHTS[::40]:

@@ -73,7 +73,9 @@ def sample_table(
     keep = pc.is_in(clusters.column(CLUSTER_ID), pa.array(list(chosen), pa.string()))
     members = clusters.filter(keep)
     size = [chosen[c] for c in members.column(CLUSTER_ID).to_pylist()]
-    members = members.append_column(pa.field(CLUSTER_SIZE, pa.int64(), False), [size])
+    members = members.append_column(
+        pa.field(CLUSTER_SIZE, pa.int64(), False), pa.array(size, pa.int64())
+    )
     member_ids = members.column(DOC_ID).combine_chunks()
     if callable(texts):
         text = texts(member_ids)

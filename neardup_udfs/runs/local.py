@@ -235,8 +235,9 @@ libraries loaded, and the blocks in flight."""
 STREAM_BYTES_PER_DOC = 768
 """The streamed run's need a document: its id, exact key, length and order in memory, and
 its share of one band's buckets and of the pairs (measured: 597 bytes at 2,000,000
-documents of the scaled corpus, the peak of private memory over the loaded process). Its sketch, band keys and shingle set wait in mapped
-scratch files, whose resident pages are page cache the system can drop."""
+documents of the scaled corpus, the peak of private memory over the loaded process). Its
+sketch, band keys and shingle set wait in mapped scratch files, whose resident pages are
+page cache the system can drop."""
 
 
 def _read_streamed(
