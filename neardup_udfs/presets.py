@@ -166,18 +166,25 @@ class Pipeline:
 
     def signature_and_sets_batch(
         self, texts: Sequence[str | bytes], *, normalized: bool = False
-    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
-        """:meth:`signature_batch` of ``texts`` and their word-shingle sets
-        (``words_jit.shingle_sets_batch`` with the preset's ``w``), the texts tokenized once
-        where the preset makes its signatures from the sets."""
+    ) -> tuple[U64, U64, npt.NDArray[np.int64], list[str]]:
+        """:meth:`signature_batch` of ``texts``, their word-shingle sets
+        (``words_jit.shingle_sets_batch`` with the preset's ``w``) and their
+        :meth:`exact_keys`, the texts tokenized once where the preset makes its signatures
+        from the sets and its canonical form is the token text."""
         self._require("minhash", "MinHash signatures")
         prepared = self._prepared(texts, normalized)
-        hashes, offsets = words_jit.shingle_sets_batch(prepared, self.param("w"))
-        if self.preset.sets_batch is not None:
-            signatures = self.preset.sets_batch(hashes, offsets, **dict(self.params))
-        else:
+        if self.preset.sets_batch is None or self.preset.canonical_batch is not _token_texts:
+            hashes, offsets = words_jit.shingle_sets_batch(prepared, self.param("w"))
             signatures = self.preset.batch(prepared, **dict(self.params))
-        return signatures, hashes, offsets
+            return signatures, hashes, offsets, self.exact_keys(prepared, normalized=True)
+        hashes, offsets, buf, starts = words_jit.shingle_sets_and_token_texts_batch(
+            prepared, self.param("w")
+        )
+        signatures = self.preset.sets_batch(hashes, offsets, **dict(self.params))
+        data = buf.tobytes()
+        keys = [xxhash.xxh3_128_hexdigest(data[starts[i] : starts[i + 1]])
+                for i in range(len(prepared))]  # fmt: skip
+        return signatures, hashes, offsets, keys
 
     def band_keys_batch(self, signatures: U64) -> U64:
         """LSH band keys of signatures made by this pipeline: shape (n, bands)."""

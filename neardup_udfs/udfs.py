@@ -266,7 +266,14 @@ def document_features_fn(
             raw = batch.column(TEXT)
             texts = raw.to_pylist()
             prepared = pipeline.normalize_batch(texts) if active else texts
-            keys: list[str | None] = list(pipeline.exact_keys(prepared, normalized=True))
+            if sets_sink is not None and not simhash:  # keys, sets and signatures at once
+                signatures, hashes, offsets, made = pipeline.signature_and_sets_batch(
+                    prepared, normalized=True
+                )
+                sets_sink(hashes, offsets)
+            else:
+                made = pipeline.exact_keys(prepared, normalized=True)
+            keys: list[str | None] = list(made)
             empty = np.zeros(len(texts), dtype=bool)
             for i, key in enumerate(keys):
                 text = prepared[i]
@@ -283,11 +290,6 @@ def document_features_fn(
             else:
                 if sets_sink is None:
                     signatures = pipeline.signature_batch(prepared, normalized=True)
-                else:
-                    signatures, hashes, offsets = pipeline.signature_and_sets_batch(
-                        prepared, normalized=True
-                    )
-                    sets_sink(hashes, offsets)
                 keys_of = pipeline.band_keys_batch(signatures)
                 columns += [_list_rows(signatures), _list_rows(keys_of)]
             yield pa.RecordBatch.from_arrays(columns, names=names)

@@ -19,6 +19,7 @@ from neardup_udfs.kernels.words_jit import (
     minhash_batch,
     minhash_of_sets,
     pair_jaccard_batch,
+    shingle_sets_and_token_texts_batch,
     shingle_sets_batch,
     simhash_batch,
     token_texts_batch,
@@ -237,13 +238,24 @@ def test_minhash_of_shingle_sets_equals_minhash_of_the_texts(docs, w, k, seed) -
     assert np.array_equal(got, minhash_batch(docs, k=k, seed=seed, w=w))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(texts, max_size=8), st.integers(1, 3))
+def test_one_pass_gives_the_shingle_sets_and_the_token_texts(docs, w) -> None:  # type: ignore[no-untyped-def]
+    hashes, offsets, buf, starts = shingle_sets_and_token_texts_batch(docs, w)
+    want_h, want_o = shingle_sets_batch(docs, w)
+    want_b, want_s = token_texts_batch(docs)
+    assert np.array_equal(hashes, want_h) and np.array_equal(offsets, want_o)
+    assert np.array_equal(buf, want_b) and np.array_equal(starts, want_s)
+
+
 def test_pipeline_signs_texts_and_their_sets_alike() -> None:
     from neardup_udfs.presets import resolve
 
     pipeline = resolve("semblance", normalize="web", k=20, bands=4, rows=5)
     docs = ["<p>the quick brown fox jumps over</p>", "", "a b", "the  quick brown fox again"]
-    signatures, hashes, offsets = pipeline.signature_and_sets_batch(docs)
+    signatures, hashes, offsets, keys = pipeline.signature_and_sets_batch(docs)
     assert np.array_equal(signatures, pipeline.signature_batch(docs))
+    assert keys == pipeline.exact_keys(docs)
     want_h, want_o = shingle_sets_batch(pipeline.normalize_batch(docs), 3)
     assert np.array_equal(hashes, want_h) and np.array_equal(offsets, want_o)
 

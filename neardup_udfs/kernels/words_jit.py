@@ -338,6 +338,77 @@ def word_shingles_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.
 
 
 @kernel()
+def _shingles_and_tokens_all(b, offsets, w, is_token, lower, tok, ring, sh, counts, tt, tt_starts):
+    """``_shingles_all`` and ``_token_texts_all`` in one pass over the runes."""
+    total = 0
+    n_tt = 0
+    for d in range(len(offsets) - 1):
+        tt_starts[d] = n_tt
+        first = n_tt
+        count = 0
+        tokens = 0
+        n = 0
+        p = offsets[d]
+        hi = offsets[d + 1]
+        while p <= hi:
+            r, size = _rune_at(b, p, hi)
+            if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
+                r >= 0x80 and is_token[r]
+            ):
+                if r < 0x80:
+                    tok[n] = r + 32 if 65 <= r <= 90 else r
+                    n += 1
+                else:
+                    n = _put(tok, n, lower[r])
+            elif n > 0:
+                if n_tt > first:
+                    tt[n_tt] = 32
+                    n_tt += 1
+                for i in range(n):
+                    tt[n_tt + i] = tok[i]
+                n_tt += n
+                ring[tokens % w] = _xxh64(tok, n)
+                tokens += 1
+                n = 0
+                if tokens >= w:
+                    acc = _MIX_INIT
+                    for i in range(tokens - w, tokens):
+                        acc = (_rotl(acc, 31) ^ ring[i % w]) * _GAMMA
+                    sh[total + count] = acc
+                    count += 1
+            p += size
+        counts[d] = count
+        total += count
+    tt_starts[len(offsets) - 1] = n_tt
+    return total
+
+
+def shingle_sets_and_token_texts_batch(
+    texts: Sequence[str | bytes], w: int
+) -> tuple[U64, npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """:func:`shingle_sets_batch` and :func:`token_texts_batch` of ``texts`` from one pass
+    over their runes: ``(hashes, offsets, buf, starts)``, each pair as those functions
+    give it."""
+    if w <= 0:
+        raise ValueError(f"word shingle size w must be positive, got {w}")
+    buf, offsets = _pack(texts)
+    tok, ring = _scratch(buf, w)
+    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    counts = np.zeros(len(texts), dtype=np.int64)
+    tt = np.empty(2 * len(buf) + 8, dtype=np.uint8)
+    tt_starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    total = _shingles_and_tokens_all(
+        buf, offsets, w, *_tables(), tok, ring, sh, counts, tt, tt_starts
+    )
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    hashes = sh[:total]
+    compact = np.zeros(len(starts), dtype=np.int64)
+    _sorted_sets(hashes, starts, compact)
+    return hashes[: compact[-1]].copy(), compact, tt[: tt_starts[-1]].copy(), tt_starts
+
+
+@kernel()
 def _sorted_sets(hashes, offsets, out_offsets):
     """Sort each document's stream in place and compact it to its distinct values."""
     n = 0
