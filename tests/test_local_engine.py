@@ -366,7 +366,9 @@ def test_the_feature_pass_on_two_processes_equals_one(monkeypatch) -> None:  # t
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise OSError("the child cannot write")
 
-    monkeypatch.setattr(pa.ipc, "new_stream", broken)  # only the child writes a stream
+    from neardup_udfs.driver import fork
+
+    monkeypatch.setattr(fork.pickle, "dump", broken)  # only the child pickles
     assert near._features(table, pipeline, workers=2).equals(one)
 
 

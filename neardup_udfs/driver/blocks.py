@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -25,8 +24,10 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.driver.fork import can_fork, in_two
 from neardup_udfs.driver.near import SET_CHUNK, SMALL_COLUMNS, Sketches, sketches_of
 from neardup_udfs.driver.read import (
+    Counted,
     Declined,
     checked_columns,
     input_files,
@@ -207,47 +208,21 @@ def _read_all(
     sets: bool,
 ) -> list[_BlockRows]:
     """:func:`_read_blocks` of every block, the second half in a forked process when
-    ``workers`` is 2 or more (its rows come back pickled; if it fails, its half runs here).
+    ``workers`` is 2 or more (``driver.fork.in_two``; if it fails, its half runs here).
     The sketches, band keys and (``sets``) shingle sets go to the files ``sketch``, ``keys``
     and ``sets`` of folder ``scratch``, in block order."""
     paths = ((scratch, "", sets), (scratch, "-2", sets))
-    if workers < 2 or not hasattr(os, "fork") or len(blocks) < 2:
+    if workers < 2 or not can_fork() or len(blocks) < 2:
         return _read_blocks(blocks, max_rows, args, paths[0])
     half = len(blocks) // 2
     share = max_rows * 3 // 5
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: its half to the pipe, then gone without any cleanup
-        code = 1
-        try:
-            os.close(read_end)
-            with os.fdopen(write_end, "wb") as sink:
-                try:
-                    result: Any = ("rows", _read_blocks(blocks[half:], share, args, paths[1]))
-                except Declined as e:
-                    result = ("declined", str(e))
-                pickle.dump(result, sink, protocol=pickle.HIGHEST_PROTOCOL)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    try:
-        first = _read_blocks(blocks[:half], share, args, paths[0])
-    except BaseException:
-        os.close(read_end)
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        raise
-    try:
-        with os.fdopen(read_end, "rb") as source:
-            kind, second = pickle.load(source)
-    except (EOFError, OSError, pickle.UnpicklingError):
-        kind, second = "failed", None
-    _, status = os.waitpid(pid, 0)
-    if kind == "declined":
-        raise Declined(second)
-    if kind != "rows" or status != 0:
-        _log.warning("the streamed read's second process failed (status %s): ran here", status)
+    first, second = in_two(
+        lambda: _read_blocks(blocks[:half], share, args, paths[0]),
+        lambda: _read_blocks(blocks[half:], share, args, paths[1]),
+        raised=(Declined,),
+    )
+    if second is None:
+        _log.warning("the streamed read's second process failed: its half ran here")
         second = _read_blocks(blocks[half:], share, args, paths[1])
     for name in _Spill.NAMES:  # the second half's files after the first's
         base = os.path.join(scratch, name)
@@ -258,7 +233,7 @@ def _read_all(
 
 
 @dataclass
-class StreamedInput:
+class StreamedInput(Counted):
     """What :func:`read_streamed` read: :class:`driver.read.LocalInput`'s counts and
     rejects, the accepted documents' sketches, and how to read their rows again."""
 
@@ -286,14 +261,6 @@ class StreamedInput:
     @property
     def n_good(self) -> int:
         return len(self.good)
-
-    @property
-    def n_rejected(self) -> int:
-        return sum(self.counts.values())
-
-    @property
-    def rows(self) -> int:
-        return self.n_good + self.n_rejected
 
     def texts(self) -> BlockTexts:
         """The accepted documents' texts by their rows in :attr:`sketches`."""

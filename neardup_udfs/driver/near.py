@@ -12,7 +12,6 @@ shuffle. A run takes this path when its input fits the driver (``runs.dedup``, c
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.driver.fork import can_fork, in_two
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
 from neardup_udfs.kernels.minhash import estimate_margin
@@ -260,41 +260,20 @@ class TableTexts:
 def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table:
     """``udfs.document_features_fn`` over every row of ``texts``, in order; with ``workers``
     of 2 or more (and ``os.fork``), the second half of a large input in a forked process,
-    so the pass runs on two cores (the child's rows come back as Arrow IPC; if the child
-    fails, its half runs here)."""
+    so the pass runs on two cores (``driver.fork.in_two``; if the child fails, its half
+    runs here)."""
     chosen = texts.select([DOC_ID, TEXT])
     batches = chosen.to_batches(max_chunksize=BATCH_ROWS)
     if not batches:  # no rows: one empty batch, for the output's columns
         batches = [pa.RecordBatch.from_pylist([], schema=chosen.schema)]
     run = document_features_fn(pipeline)
-    if workers < 2 or not hasattr(os, "fork") or chosen.num_rows < FORK_MIN_ROWS:
+    if workers < 2 or not can_fork() or chosen.num_rows < FORK_MIN_ROWS:
         return pa.Table.from_batches(list(run(iter(batches)))).combine_chunks()
     half = len(batches) // 2
     mine, theirs = batches[:half], batches[half:]
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: its half to the pipe, then gone without any cleanup
-        code = 1
-        try:
-            os.close(read_end)
-            with os.fdopen(write_end, "wb") as sink:
-                out = list(run(iter(theirs)))
-                with pa.ipc.new_stream(sink, out[0].schema) as stream:
-                    for batch in out:
-                        stream.write_batch(batch)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    first = list(run(iter(mine)))
-    try:
-        with os.fdopen(read_end, "rb") as source:
-            second = list(pa.ipc.open_stream(source))
-    except (pa.ArrowInvalid, OSError):
-        second = None
-    _, status = os.waitpid(pid, 0)
-    if second is None or status != 0:
-        _log.warning("the feature pass's second process failed (status %s): ran here", status)
+    first, second = in_two(lambda: list(run(iter(mine))), lambda: list(run(iter(theirs))))
+    if second is None:
+        _log.warning("the feature pass's second process failed: its half ran here")
         second = list(run(iter(theirs)))
     return pa.Table.from_batches(first + second).combine_chunks()
 

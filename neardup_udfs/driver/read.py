@@ -29,6 +29,7 @@ from neardup_udfs.runtime import rejects_by_reason
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
 
 __all__ = [
+    "Counted",
     "Declined",
     "LocalInput",
     "checked_columns",
@@ -53,8 +54,26 @@ class Declined(Exception):
     """The input needs Spark's reader; the message says why."""
 
 
+class Counted:
+    """Rows read: accepted (``n_good``) and rejected (``counts``: rows per reason)."""
+
+    counts: dict[str, int]
+
+    @property
+    def n_good(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def n_rejected(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def rows(self) -> int:
+        return self.n_good + self.n_rejected
+
+
 @dataclass(frozen=True)
-class LocalInput:
+class LocalInput(Counted):
     """What ``runtime.read_checked`` gives for the same input, as Arrow tables."""
 
     good: pa.Table  # every input column (Spark's order), plus doc_id and text
@@ -68,14 +87,6 @@ class LocalInput:
     @property
     def n_good(self) -> int:
         return self.good.num_rows
-
-    @property
-    def n_rejected(self) -> int:
-        return sum(self.counts.values())
-
-    @property
-    def rows(self) -> int:
-        return self.n_good + self.n_rejected
 
 
 def input_files(store: LocalStorage, path: str) -> list[Listed]:

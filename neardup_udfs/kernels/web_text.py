@@ -188,6 +188,7 @@ import numpy.typing as npt
 
 from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80
+from neardup_udfs.kernels.words_jit import _put
 
 __all__ = [
     "CJK_RANGES",
@@ -698,35 +699,13 @@ def _collapse_kernel(b, lengths, longest, space, table, mode):
                     out[k] = 32
                     k += 1
                     chars += 1
-            k = _put_utf8(out, k, c)
+            k = _put(out, k, c)
             chars += 1
             if mode != 0:
                 if pairs and cls == 1 and prev == 1 and i + 1 < m and table[tmp[i + 1]] == 1:
                     out[k] = 32
-                    k = _put_utf8(out, k + 1, c)
+                    k = _put(out, k + 1, c)
                     chars += 2
                 prev = cls
         ends[d + 1] = chars
     return out[:k], ends
-
-
-@kernel()
-def _put_utf8(out, k, c):
-    """Code point ``c`` as UTF-8 at ``out[k]`` (a surrogate as three bytes); the next k."""
-    if c < 0x80:
-        out[k] = c
-        return k + 1
-    if c < 0x800:
-        out[k] = 0xC0 | (c >> 6)
-        out[k + 1] = 0x80 | (c & 0x3F)
-        return k + 2
-    if c < 0x10000:
-        out[k] = 0xE0 | (c >> 12)
-        out[k + 1] = 0x80 | ((c >> 6) & 0x3F)
-        out[k + 2] = 0x80 | (c & 0x3F)
-        return k + 3
-    out[k] = 0xF0 | (c >> 18)
-    out[k + 1] = 0x80 | ((c >> 12) & 0x3F)
-    out[k + 2] = 0x80 | ((c >> 6) & 0x3F)
-    out[k + 3] = 0x80 | (c & 0x3F)
-    return k + 4

@@ -181,11 +181,15 @@ def _doc_shingles(
     tok: npt.NDArray[np.uint8],
     ring: npt.NDArray[np.uint64],
     out: npt.NDArray[np.uint64],
-) -> int:
-    """Words(text, w) of b[lo:hi] into out; returns the number of shingles."""
+    tt: npt.NDArray[np.uint8],
+    n_tt: int,
+) -> tuple[int, int]:
+    """Words(text, w) of b[lo:hi] into out, and (unless ``tt`` is empty) the text's token
+    text appended to ``tt[n_tt:]``; returns the number of shingles and the new end of tt."""
     count = 0
     tokens = 0
     n = 0
+    first = n_tt
     p = lo
     while p <= hi:
         r, size = _rune_at(b, p, hi)
@@ -198,6 +202,12 @@ def _doc_shingles(
             else:
                 n = _put(tok, n, lower[r])
         elif n > 0:
+            if tt.shape[0]:
+                if n_tt > first:
+                    tt[n_tt] = 32
+                    n_tt += 1
+                tt[n_tt : n_tt + n] = tok[:n]
+                n_tt += n
             ring[tokens % w] = _xxh64(tok, n)
             tokens += 1
             n = 0
@@ -208,7 +218,10 @@ def _doc_shingles(
                 out[count] = acc
                 count += 1
         p += size
-    return count
+    return count, n_tt
+
+
+_NO_TOKEN_TEXT = np.empty(0, dtype=np.uint8)
 
 
 @cache
@@ -232,10 +245,12 @@ def _scratch(buf: npt.NDArray[np.uint8], w: int) -> tuple[npt.NDArray[np.uint8],
 
 
 @kernel()
-def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out):
+def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out, no_tt):
     k = len(a)
     for d in range(len(offsets) - 1):
-        m = _doc_shingles(b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh)
+        m, _ = _doc_shingles(
+            b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh, no_tt, 0
+        )
         sig = out[d]
         sig[:] = _MAX
         for j in range(m):
@@ -247,10 +262,12 @@ def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out):
 
 
 @kernel()
-def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out):
+def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out, no_tt):
     counts = np.zeros(64, dtype=np.int64)
     for d in range(len(offsets) - 1):
-        m = _doc_shingles(b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh)
+        m, _ = _doc_shingles(
+            b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh, no_tt, 0
+        )
         counts[:] = 0
         for j in range(m):
             x = sh[j]
@@ -264,12 +281,19 @@ def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out):
 
 
 @kernel()
-def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts):
+def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts, tt, tt_starts):
+    """Every text's shingles into ``sh`` (``counts`` per text) and, unless ``tt`` is empty,
+    its token text into ``tt`` (starting at ``tt_starts``): one pass over the runes."""
     total = 0
+    n_tt = 0
     for d in range(len(offsets) - 1):
-        m = _doc_shingles(b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh[total:])
+        tt_starts[d] = n_tt
+        m, n_tt = _doc_shingles(
+            b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh[total:], tt, n_tt
+        )
         counts[d] = m
         total += m
+    tt_starts[len(offsets) - 1] = n_tt
     return total
 
 
@@ -325,62 +349,27 @@ def word_shingles_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.
     Returns:
         ``(hashes, offsets)``: text d's stream is ``hashes[offsets[d]:offsets[d + 1]]``.
     """
+    hashes, starts, _, _ = _streams(texts, w, token_text=False)
+    return hashes.copy(), starts
+
+
+def _streams(
+    texts: Sequence[str | bytes], w: int, token_text: bool
+) -> tuple[U64, npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """Every text's shingle stream (views of scratch buffers) with its offsets, and (with
+    ``token_text``) its token text with its offsets, from one pass over the runes."""
     if w <= 0:
         raise ValueError(f"word shingle size w must be positive, got {w}")
     buf, offsets = _pack(texts)
     tok, ring = _scratch(buf, w)
     sh = np.empty(len(buf) + 1, dtype=np.uint64)
     counts = np.zeros(len(texts), dtype=np.int64)
-    total = _shingles_all(buf, offsets, w, *_tables(), tok, ring, sh, counts)
+    tt = np.empty(2 * len(buf) + 8, dtype=np.uint8) if token_text else _NO_TOKEN_TEXT
+    tt_starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    total = _shingles_all(buf, offsets, w, *_tables(), tok, ring, sh, counts, tt, tt_starts)
     starts = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    return sh[:total].copy(), starts
-
-
-@kernel()
-def _shingles_and_tokens_all(b, offsets, w, is_token, lower, tok, ring, sh, counts, tt, tt_starts):
-    """``_shingles_all`` and ``_token_texts_all`` in one pass over the runes."""
-    total = 0
-    n_tt = 0
-    for d in range(len(offsets) - 1):
-        tt_starts[d] = n_tt
-        first = n_tt
-        count = 0
-        tokens = 0
-        n = 0
-        p = offsets[d]
-        hi = offsets[d + 1]
-        while p <= hi:
-            r, size = _rune_at(b, p, hi)
-            if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
-                r >= 0x80 and is_token[r]
-            ):
-                if r < 0x80:
-                    tok[n] = r + 32 if 65 <= r <= 90 else r
-                    n += 1
-                else:
-                    n = _put(tok, n, lower[r])
-            elif n > 0:
-                if n_tt > first:
-                    tt[n_tt] = 32
-                    n_tt += 1
-                for i in range(n):
-                    tt[n_tt + i] = tok[i]
-                n_tt += n
-                ring[tokens % w] = _xxh64(tok, n)
-                tokens += 1
-                n = 0
-                if tokens >= w:
-                    acc = _MIX_INIT
-                    for i in range(tokens - w, tokens):
-                        acc = (_rotl(acc, 31) ^ ring[i % w]) * _GAMMA
-                    sh[total + count] = acc
-                    count += 1
-            p += size
-        counts[d] = count
-        total += count
-    tt_starts[len(offsets) - 1] = n_tt
-    return total
+    return sh[:total], starts, tt[: tt_starts[-1]], tt_starts
 
 
 def shingle_sets_and_token_texts_batch(
@@ -389,23 +378,10 @@ def shingle_sets_and_token_texts_batch(
     """:func:`shingle_sets_batch` and :func:`token_texts_batch` of ``texts`` from one pass
     over their runes: ``(hashes, offsets, buf, starts)``, each pair as those functions
     give it."""
-    if w <= 0:
-        raise ValueError(f"word shingle size w must be positive, got {w}")
-    buf, offsets = _pack(texts)
-    tok, ring = _scratch(buf, w)
-    sh = np.empty(len(buf) + 1, dtype=np.uint64)
-    counts = np.zeros(len(texts), dtype=np.int64)
-    tt = np.empty(2 * len(buf) + 8, dtype=np.uint8)
-    tt_starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    total = _shingles_and_tokens_all(
-        buf, offsets, w, *_tables(), tok, ring, sh, counts, tt, tt_starts
-    )
-    starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
-    hashes = sh[:total]
+    hashes, starts, tt, tt_starts = _streams(texts, w, token_text=True)
     compact = np.zeros(len(starts), dtype=np.int64)
     _sorted_sets(hashes, starts, compact)
-    return hashes[: compact[-1]].copy(), compact, tt[: tt_starts[-1]].copy(), tt_starts
+    return hashes[: compact[-1]].copy(), compact, tt.copy(), tt_starts
 
 
 @kernel()
@@ -563,7 +539,7 @@ def minhash_batch(texts: Sequence[str | bytes], k: int = 128, seed: int = 0, w: 
     tok, ring = _scratch(buf, w)
     sh = np.empty(len(buf) + 1, dtype=np.uint64)
     out = np.empty((len(texts), k), dtype=np.uint64)
-    _minhash_all(buf, offsets, w, a, c, *_tables(), tok, ring, sh, out)
+    _minhash_all(buf, offsets, w, a, c, *_tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
     return out
 
 
@@ -579,7 +555,7 @@ def simhash_batch(texts: Sequence[str | bytes], w: int = 3) -> U64:
     tok, ring = _scratch(buf, w)
     sh = np.empty(len(buf) + 1, dtype=np.uint64)
     out = np.zeros(len(texts), dtype=np.uint64)
-    _simhash_all(buf, offsets, w, *_tables(), tok, ring, sh, out)
+    _simhash_all(buf, offsets, w, *_tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
     return out
 
 
