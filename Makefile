@@ -189,6 +189,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python bench/bench_hamming.py --docs 50000
 	$(BIN)/python bench/bench_hamming.py --docs 500000 --systems io-floor,minhash,simhash
+	$(BIN)/python bench/bench_stream_floors.py out/bench_hamming/corpus-500000.jsonl
+	$(BIN)/python bench/bench_hamming.py --docs 2000000 --systems io-floor,minhash --timeout 3000
 	@echo
 	$(BIN)/python bench/bench_floor.py --docs 1334 --runs 3
 	@echo

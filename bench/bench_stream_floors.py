@@ -18,15 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from neardup_udfs.config import load_config  # noqa: E402
 from neardup_udfs.driver.blocks import plan_blocks  # noqa: E402
 from neardup_udfs.io.storage import LocalStorage  # noqa: E402
-from neardup_udfs.presets import resolve  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -34,7 +33,8 @@ def main(argv: list[str]) -> int:
         print("usage: bench_stream_floors.py CORPUS.jsonl", file=sys.stderr)
         return 2
     path = argv[0]
-    pipeline = resolve("semblance", normalize="web", bands=25, rows=5)
+    conf = str(ROOT / "conf/dedup.toml")
+    pipeline = load_config(conf, input=path, output="unused").pipeline()  # the job's
     blocks = plan_blocks(list(LocalStorage().files(path)))
     figures: dict[str, float] = {"parse": 0.0, "normalize": 0.0, "kernel": 0.0, "write": 0.0}
     docs = 0
@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
     out = {k: round(v, 1) for k, v in figures.items()}
     size = Path(path).stat().st_size
     print(json.dumps({"corpus": path, "docs": docs, "bytes": size, "one_core_seconds": out}))
-    return 0 if pa is not None else 1
+    return 0
 
 
 if __name__ == "__main__":
