@@ -423,6 +423,20 @@ def test_blocks_cover_each_file_in_whole_lines(tmp_path: Path) -> None:
     assert sum(b.read().num_rows for b in cut) == 50
 
 
+def test_a_line_past_any_text_limit_is_declined_before_it_is_read(tmp_path: Path) -> None:
+    """A block ends at the first line end after its cut, but never reads a line longer
+    than a text the run accepts could make (6 bytes a byte, plus 1 MiB): such an input
+    goes to Spark's reader, which rejects the text."""
+    src = _write(tmp_path / "in.jsonl", [{"text": "a b c"}, {"text": "x" * (3 << 20)}])
+    pipeline = _config(src, tmp_path / "o").pipeline()
+    with pytest.raises(Declined, match="a line longer than 1048636 bytes near byte 26"):
+        blocks.read_streamed(str(src), None, "text", 10, pipeline, max_rows=10, block_bytes=8)
+    got = blocks.read_streamed(str(src), None, "text", 10**6, pipeline, max_rows=10,
+                               block_bytes=8)  # fmt: skip
+    assert got.n_good == 1 and got.counts == {"text larger than 1000000 bytes": 1}
+    got.close()
+
+
 def _streamed(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(local_run, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
     mp.setattr(blocks, "BLOCK_BYTES", 300)

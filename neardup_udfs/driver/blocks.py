@@ -78,9 +78,12 @@ class Block:
         return parse_json_lines(data, self.uri, first=self.start == 0)
 
 
-def plan_blocks(files: list[Listed], size: int = BLOCK_BYTES) -> list[Block]:
+def plan_blocks(
+    files: list[Listed], size: int = BLOCK_BYTES, max_line: int | None = None
+) -> list[Block]:
     """The non-empty ``files`` cut into blocks of about ``size`` bytes, each ending at a line
-    end (or at the file's end), in file order."""
+    end (or at the file's end), in file order; :class:`Declined` for a line that runs more
+    than ``max_line`` bytes past a cut (so no block exceeds ``size + max_line``)."""
     blocks = []
     for i, f in enumerate(files):
         start = 0
@@ -89,7 +92,12 @@ def plan_blocks(files: list[Listed], size: int = BLOCK_BYTES) -> list[Block]:
                 end = f.length
                 if start + size < f.length:
                     fh.seek(start + size)
-                    end = min(f.length, start + size + len(fh.readline()))
+                    tail = fh.readline(-1 if max_line is None else max_line + 1)
+                    if max_line is not None and len(tail) > max_line:
+                        raise Declined(
+                            f"{f.uri}: a line longer than {max_line} bytes near byte {start + size}"
+                        )
+                    end = min(f.length, start + size + len(tail))
                 blocks.append(Block(f.uri, i, start, end))
                 start = end
     return blocks
@@ -370,7 +378,9 @@ def read_streamed(
     call's own under ``scratch_dir`` (default: the system's temporary folder), mapped
     into memory; :meth:`StreamedInput.close` removes it (as does a failed call)."""
     files = input_files(store or LocalStorage(), path)
-    blocks = plan_blocks(files, block_bytes or BLOCK_BYTES)
+    # a JSON string spends at most 6 bytes a byte of text (\u00XX): a longer line is an
+    # over-long text, which Spark's reader rejects on its own
+    blocks = plan_blocks(files, block_bytes or BLOCK_BYTES, 6 * max_text_bytes + (1 << 20))
     args = (id_col, text_col, order_col, max_text_bytes, pipeline)
     scratch = tempfile.mkdtemp(prefix="neardup-", dir=scratch_dir)
     try:
