@@ -493,16 +493,6 @@ class _Buckets:
         )
 
 
-def _runs(values: npt.NDArray[Any]) -> list[tuple[int, int]]:
-    """The first and last index of every run of equal ``values``, in order."""
-    if not len(values):
-        return []
-    cut = np.flatnonzero(values[1:] != values[:-1])
-    return list(
-        zip(np.append(0, cut + 1).tolist(), np.append(cut, len(values) - 1).tolist(), strict=True)
-    )
-
-
 def _verified(
     found: _Pairs,
     sketches: Sketches,
