@@ -6,13 +6,17 @@ The public Python API fingerprints text with a named, frozen preset::
     >>> f"{neardup_udfs.fingerprint('hello world'):016x}"
     '4a98f4a451080124'
 
+and deduplicates the DataFrame you hold (:func:`dedup`, :mod:`neardup_udfs.library`), with
+column functions for the fingerprints in :mod:`neardup_udfs.functions`. Those import
+pyspark when first used; the fingerprint functions above do not.
+
 Kernels live in :mod:`neardup_udfs.kernels` (pure Python + numpy, no Spark).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -20,9 +24,14 @@ import numpy.typing as npt
 from neardup_udfs.presets import Pipeline, PresetError, preset_names, resolve
 
 __all__ = [
+    "ConfigError",
+    "DedupResult",
+    "InputError",
     "Pipeline",
     "PresetError",
     "__version__",
+    "dedup",
+    "functions",
     "fingerprint",
     "fingerprint_batch",
     "preset_names",
@@ -32,6 +41,30 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # the lazy names below, for type checkers
+    from neardup_udfs import functions
+    from neardup_udfs.io.readers import InputError
+    from neardup_udfs.library import DedupResult, dedup
+    from neardup_udfs.settings import ConfigError
+
+_LAZY = {
+    "ConfigError": "neardup_udfs.settings",
+    "DedupResult": "neardup_udfs.library",
+    "InputError": "neardup_udfs.io.readers",
+    "dedup": "neardup_udfs.library",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names that import pyspark (:data:`_LAZY`, ``functions``), imported when first used."""
+    import importlib
+
+    if name == "functions":
+        return importlib.import_module("neardup_udfs.functions")
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'neardup_udfs' has no attribute {name!r}")
 
 
 def fingerprint(text: str | bytes, preset: str = "ditto/2", **options: Any) -> int:

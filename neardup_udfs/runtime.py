@@ -54,12 +54,14 @@ __all__ = [
     "begin_output",
     "cached_run",
     "check_directory",
+    "check_rows",
     "counts_of",
     "input_stats",
     "job_main",
     "job_parser",
     "read_checked",
     "reason_counts",
+    "report_of",
     "rejects_by_reason",
     "report_error",
     "write_frames",
@@ -148,13 +150,17 @@ def cached_run(
     checkpoint_dir: str | None,
     body: Callable[[RunScope], S],
     spark_conf: Mapping[str, str] | None = None,
+    *,
+    hold: bool = False,
 ) -> S:
     """``body(scope)`` for one run: inside ``session.run_settings`` and
     ``session.lineage_cuts`` (``checkpoint_dir``), in a job group of its own named
     ``description`` (``scope.jobs`` counts its Spark jobs), with the session's ``spark_conf``
     set for the run. Before this returns or raises, every frame persisted through
-    ``scope.cache`` is released and the session's job group and values are as before."""
+    ``scope.cache`` is released (with ``hold``, only when it raises: the caller releases
+    them) and the session's job group and values are as before."""
     cache, jobs = Cache(), JobCount()
+    held = False
     jobs.start(spark, description)
     try:
         with (
@@ -164,12 +170,15 @@ def cached_run(
         ):
             scope = RunScope(cache, jobs, cuts)
             try:
-                return body(scope)
+                result = body(scope)
+                held = hold
+                return result
             finally:
                 for release in reversed(scope.exits):
                     release()
     finally:
-        cache.release()
+        if not held:
+            cache.release()
         jobs.stop(spark)
 
 
@@ -237,8 +246,33 @@ def read_checked(
                 f"{key} {column!r} is not a column of the input (columns: {', '.join(raw.columns)})"
             )
     listed = unread.read_bytes if not parquet else None  # Parquet's bytes are compressed
-    partitions = fit_shuffle_partitions(spark, raw, listed)
-    split = split_rejects(raw, text_col, config.max_text_bytes)
+    return check_rows(
+        spark, raw, text_col, config.max_text_bytes, cache,
+        size=listed, skipped=skipped, allow_empty=allow_empty, name=path,
+    )  # fmt: skip
+
+
+def check_rows(
+    spark: SparkSession,
+    raw: DataFrame,
+    text_col: str,
+    max_text_bytes: int,
+    cache: Cache,
+    *,
+    size: int | None = None,
+    skipped: Sequence[tuple[str, str]] = (),
+    allow_empty: bool = True,
+    name: str = "the input",
+) -> Checked:
+    """``raw`` (with ``doc_id``) split into accepted rows and rejects (``split_rejects``),
+    read and ranked once (persisted through ``cache``); ``skipped``: (doc_id, reason)
+    rejects of records that have no row (files passed over). Fits the session's shuffle
+    partitions (to ``size`` bytes, else ``raw``'s plan statistics) and adaptive execution
+    (``session.fit_shuffle_partitions``, ``session.fit_adaptive``; call it inside
+    ``session.run_settings``). No rows at all raise :class:`EmptyInput` naming ``name``
+    unless ``allow_empty``."""
+    partitions = fit_shuffle_partitions(spark, raw, size)
+    split = split_rejects(raw, text_col, max_text_bytes)
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
     counts, text_bytes = _counted(split.tagged)
     n_good = counts.pop(None, 0)
@@ -248,12 +282,12 @@ def read_checked(
         located = malformed_lines(split.tagged)
         rejects = rejects.where(~F.col(REASON).isin(*LINE_REASONS)).unionByName(located)
     if skipped:
-        rejects = rejects.unionByName(spark.createDataFrame(skipped, REJECTS_DDL))
+        rejects = rejects.unionByName(spark.createDataFrame(list(skipped), REJECTS_DDL))
         for _, reason in skipped:
             counts[reason] = counts.get(reason, 0) + 1
     n_rejected = sum(counts.values())
     if n_good + n_rejected == 0 and not allow_empty:
-        raise EmptyInput(path)
+        raise EmptyInput(name)
     stats = input_stats(split.tagged, counts=counts)
     if skipped:
         stats["skipped_files"] = len(skipped)
@@ -395,14 +429,7 @@ def write_report(
     ``extra`` keys. A page that raises is logged and listed under ``page_errors`` in the
     manifest; the run still succeeds, since every output is already written (``neardup
     report DIR`` rebuilds report.html)."""
-    report = {
-        "counts": dict(counts),
-        "seconds": dict(seconds),
-        "pipeline": {"id": pipeline[0], "version": pipeline[1]},
-        "config": config.to_dict(),
-        "neardup_version": __version__,
-        **extra,
-    }
+    report = report_of(counts=counts, seconds=seconds, pipeline=pipeline, config=config, **extra)
     store.write_bytes(join(output, "report.json"), _json_bytes(report))
     failed = []
     for page in pages:
@@ -414,6 +441,26 @@ def write_report(
             failed.append(f"{name}: {type(e).__name__}: {e}")
     manifest = {"job": job, **report, **({"page_errors": failed} if failed else {})}
     store.write_bytes(join(output, MANIFEST_NAME), _json_bytes(manifest))
+
+
+def report_of(
+    *,
+    counts: Mapping[str, Any],
+    seconds: Mapping[str, float],
+    pipeline: tuple[str, str],
+    config: Settings,
+    **extra: Any,
+) -> dict[str, Any]:
+    """What report.json holds (:func:`write_report`): the counts, seconds per stage,
+    pipeline id and version, the config, the package version, and ``extra`` keys."""
+    return {
+        "counts": dict(counts),
+        "seconds": dict(seconds),
+        "pipeline": {"id": pipeline[0], "version": pipeline[1]},
+        "config": config.to_dict(),
+        "neardup_version": __version__,
+        **extra,
+    }
 
 
 def _json_bytes(data: Mapping[str, Any]) -> bytes:

@@ -15,7 +15,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
+
+from neardup_udfs.settings import ConfigError
 
 __all__ = [
     "ADAPTIVE",
@@ -29,8 +32,11 @@ __all__ = [
     "JobCount",
     "SHUFFLE_PARTITIONS",
     "SMALL_INPUT_BYTES",
+    "classic_context",
     "cut",
+    "default_parallelism",
     "fit_adaptive",
+    "is_connect",
     "fit_shuffle_partitions",
     "lineage_cuts",
     "local_session",
@@ -52,8 +58,21 @@ _log = logging.getLogger("neardup.session")
 _GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description")
 
 
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect session (no SparkContext, no JVM in this process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def classic_context(spark: SparkSession) -> SparkContext | None:
+    """``spark``'s SparkContext on a classic session; None on Spark Connect, which has none.
+    The one gate to what only a classic session offers: everything a run needs works
+    without it."""
+    return None if is_connect(spark) else spark.sparkContext
+
+
 def _chosen_by_user(spark: SparkSession, key: str = SHUFFLE_PARTITIONS) -> bool:
-    if spark.sparkContext.getConf().contains(key):
+    sc = classic_context(spark)
+    if sc is not None and sc.getConf().contains(key):
         return True  # spark-submit --conf, a properties file, the session's builder
     default = _SPARK_DEFAULT if key == SHUFFLE_PARTITIONS else "true"
     return spark.conf.get(key) != default  # spark.conf.set at runtime
@@ -266,18 +285,34 @@ def fit_shuffle_partitions(
     if _chosen_by_user(spark):
         return {"shuffle_partitions": int(spark.conf.get(SHUFFLE_PARTITIONS) or 0),
                 "shuffle_partitions_from": "config"}  # fmt: skip
-    floor = 2 * max(1, spark.sparkContext.defaultParallelism)
+    floor = 2 * default_parallelism(spark)
     if size is None:  # plan statistics of a JSON source are an estimate after projection
-        try:
-            size = int(str(source._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
-        except Exception:  # a source without plan statistics: the floor
-            size = _UNKNOWN_SIZE
+        size = _UNKNOWN_SIZE
+        if classic_context(spark) is not None:  # Connect shows no plan statistics
+            try:
+                size = int(str(source._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+            except Exception:  # a source without plan statistics: the floor
+                pass
     n = floor if size >= _UNKNOWN_SIZE else max(floor, math.ceil(size / BYTES_PER_PARTITION))
     spark.conf.set(SHUFFLE_PARTITIONS, str(n))
     told = "unknown" if size >= _UNKNOWN_SIZE else f"{size:,}"
     _log.info("shuffle partitions: %d (input of %s bytes; set %s to choose)", n, told,
               SHUFFLE_PARTITIONS)  # fmt: skip
     return {"shuffle_partitions": n, "shuffle_partitions_from": "input size"}
+
+
+def default_parallelism(spark: SparkSession) -> int:
+    """Spark's default parallelism: the SparkContext's on a classic session; on Spark
+    Connect, ``spark.default.parallelism`` when set, else the driver's cores by the master
+    (:func:`driver_cores`)."""
+    sc = classic_context(spark)
+    if sc is not None:
+        return max(1, sc.defaultParallelism)
+    try:
+        return max(1, int(spark.conf.get("spark.default.parallelism", None) or 0))
+    except ValueError:
+        pass
+    return driver_cores(spark)
 
 
 @dataclass
@@ -289,20 +324,23 @@ class JobCount:
     _previous: tuple[str | None, str | None] | None = None
 
     def start(self, spark: SparkSession, description: str) -> None:
-        sc = spark.sparkContext
+        sc = classic_context(spark)
+        if sc is None:  # Spark Connect: no job groups, no status tracker to count by
+            return
         self._previous = (sc.getLocalProperty(_GROUP_KEYS[0]), sc.getLocalProperty(_GROUP_KEYS[1]))
         sc.setJobGroup(self.group, description)
 
-    def count(self, spark: SparkSession) -> int:
+    def count(self, spark: SparkSession) -> int | None:
         """The number of jobs launched since ``start`` (as Spark's status store keeps them:
-        the latest ``spark.ui.retainedJobs``, 1,000 by default)."""
-        return len(spark.sparkContext.statusTracker().getJobIdsForGroup(self.group))
+        the latest ``spark.ui.retainedJobs``, 1,000 by default); None on Spark Connect."""
+        sc = classic_context(spark)
+        return None if sc is None else len(sc.statusTracker().getJobIdsForGroup(self.group))
 
     def stop(self, spark: SparkSession) -> None:
         """The thread's previous job group again (once; later calls do nothing)."""
-        if self._previous is None:
+        sc = classic_context(spark)
+        if self._previous is None or sc is None:
             return
-        sc = spark.sparkContext
         for key, value in zip(_GROUP_KEYS, self._previous, strict=True):
             sc.setLocalProperty(key, value)  # type: ignore[arg-type]  # None removes it
         self._previous = None
@@ -314,8 +352,25 @@ def lineage_cuts(spark: SparkSession, checkpoint_dir: str | None) -> Iterator[di
     given (else Spark's own ``spark.checkpoint.dir``, if set, stands), and the previous one
     again afterwards. Yields what report.json records: ``lineage_cuts`` (``"checkpoint"``:
     reliable checkpoints in ``checkpoint_dir``, which survive the loss of the executor that
-    computed them; ``"local"``: local checkpoints, kept on the executors)."""
-    sc = spark.sparkContext
+    computed them; ``"local"``: local checkpoints, kept on the executors).
+
+    On Spark Connect the checkpoint directory is the server's ``spark.checkpoint.dir``
+    (fixed when it starts): a ``checkpoint_dir`` other than that is a ConfigError."""
+    sc = classic_context(spark)
+    if sc is None:
+        where = _connect_checkpoint_dir(spark)
+        if checkpoint_dir and checkpoint_dir != where:
+            raise ConfigError(
+                f"checkpoint_dir: {checkpoint_dir!r} cannot be set on a Spark Connect session; "
+                "start the Connect server with spark.checkpoint.dir instead"
+                + (f" (it has {where!r})" if where else " (it has none: local checkpoints)")
+            )
+        yield (
+            {"lineage_cuts": "checkpoint", "checkpoint_dir": where}
+            if where
+            else {"lineage_cuts": "local"}
+        )
+        return
     before = sc.getCheckpointDir()
     if checkpoint_dir:
         sc.setCheckpointDir(checkpoint_dir)
@@ -334,6 +389,12 @@ def lineage_cuts(spark: SparkSession, checkpoint_dir: str | None) -> Iterator[di
 def cut(df: DataFrame) -> DataFrame:
     """``df`` computed now, with its lineage cut: a reliable checkpoint when the session
     has a checkpoint directory (:func:`lineage_cuts`), a local checkpoint otherwise."""
-    if df.sparkSession.sparkContext.getCheckpointDir():
+    spark = df.sparkSession
+    sc = classic_context(spark)
+    if sc.getCheckpointDir() if sc is not None else _connect_checkpoint_dir(spark):
         return df.checkpoint(eager=True)
     return df.localCheckpoint(eager=True)
+
+
+def _connect_checkpoint_dir(spark: SparkSession) -> str | None:
+    return spark.conf.get("spark.checkpoint.dir", None) or None

@@ -74,9 +74,15 @@ __all__ = [
     "choose_engine",
     "format_summary",
     "near_settings",
+    "open_against",
     "run",
     "take_counts",
-    "write_dedup_report",
+    "Deduplicated",
+    "dedup_report",
+    "deduplicate",
+    "report_extras",
+    "update_index",
+    "verified_scores",
 ]
 
 log = logging.getLogger("neardup.dedup")
@@ -159,7 +165,7 @@ class Against:
     previous: IndexManifest | None
 
 
-def _open_against(config: DedupConfig, store: Storage) -> Against | None:
+def open_against(config: DedupConfig, store: Storage) -> Against | None:
     if not config.against:
         return None
     pipeline, path = config.pipeline(), config.against
@@ -187,12 +193,11 @@ def _open_against(config: DedupConfig, store: Storage) -> Against | None:
 
 
 def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
-    cache = run.cache
     pipeline = config.pipeline()
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    against = _open_against(config, store)  # before any Spark work: a wrong index fails fast
+    against = open_against(config, store)  # before any Spark work: a wrong index fails fast
     begin_output(
         store,
         config.output,
@@ -203,33 +208,18 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     )
 
     with clock.stage("read") as rows:
-        read = read_checked(spark, config, cache)
-        good, n_good, rejects, text_col = read.good, read.n_good, read.rejects, read.text_col
+        read = read_checked(spark, config, run.cache)
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
-        rows.rows_in, rows.rows_out = summary.input, n_good
-        engine = choose_engine(spark, config, read)
-        collected = _collected(good, config) if engine["engine"] == "driver" else None
+        rows.rows_in, rows.rows_out = summary.input, read.n_good
 
-    settings = near_settings(config, pipeline, against)
-    if collected is not None:
-        core = _driver_core(spark, collected, pipeline, settings, clock, summary)
-    else:
-        core = _spark_core(spark, config, read, pipeline, settings, against, run, clock, summary)
-    clusters, verified, n_clustered = core.clusters, core.verified, core.rows
-
-    check_accounted(summary, n_clustered, n_good)
+    done = deduplicate(spark, config, read, run, clock, summary, against)
 
     with clock.stage("write"):
-        docs = good.drop(TEXT) if text_col != TEXT else good
-        samples = sample_clusters(clusters, good)
-        matches = core.matches
-        named = None if matches is None else _name_batches(spark, matches, against)
-        _write_outputs(store, config, docs, clusters, verified, rejects, samples, named)
+        _write_outputs(store, config, done)
 
     with clock.stage("report"):  # the page's data: Spark aggregates, never a whole output
-        metric = SIMILARITY if SIMILARITY in verified.columns else DISTANCE
-        scores = score_summary(verified, metric, "verified pairs")
+        scores = verified_scores(done.pairs)
         shown = None
         if "samples" in config.outputs:
             written = spark.read.parquet(join(config.output, "samples"))
@@ -237,32 +227,89 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
 
     index_report = None
     if against is not None:
-        assert core.members is not None and core.sketches is not None  # the Spark core ran
-        index_report = _update_index(
-            config,
-            against,
-            (clusters, core.members.select(DOC_ID, LEADER, EXACT_KEY), core.sketches),
-            summary,
-            clock,
-            cache.keep,
-        )
+        index_report = update_index(config, against, done, summary, clock, run.cache.keep)
 
-    write_dedup_report(
+    write_report(
         store,
-        config,
-        summary,
-        settings,
-        shown=shown,
-        histogram=core.histogram,
-        engine=engine,
-        cluster=core.cluster_path,
-        bands=core.bands,
-        hot=core.hot,
-        scores=scores,
-        spark=run.spark_report(spark, read.partitions),
-        index=index_report,
-    )
+        config.output,
+        "dedup",
+        pages=[report_page(shown)],
+        **dedup_report(
+            config, summary, done, scores=scores, spark=run.spark_report(spark, read.partitions),
+            index=index_report,
+        ),
+    )  # fmt: skip
     return summary
+
+
+@dataclass(frozen=True)
+class Deduplicated:
+    """A run's results as frames, before anything is written (:func:`deduplicate`)."""
+
+    docs: DataFrame  # the kept accepted rows: every input column, plus doc_id
+    clusters: DataFrame  # doc_id, cluster_id, is_representative, score (+ indexed_*)
+    pairs: DataFrame  # a, b, score: the verified pairs
+    rejects: DataFrame  # doc_id, reason
+    samples: DataFrame  # the clusters' samples (samples/)
+    matches: DataFrame | None  # against: leaders near an indexed document (matches/)
+    core: Core
+    engine: dict[str, Any]  # report.json "engine"
+    settings: NearSettings
+
+
+def deduplicate(
+    spark: SparkSession,
+    config: DedupConfig,
+    read: Checked,
+    run: RunScope,
+    clock: StageClock,
+    summary: Summary,
+    against: Against | None = None,
+) -> Deduplicated:
+    """The dedup run between its read and its outputs, shared by the job and the library:
+    from the checked input ``read``, the engine ``config`` picks (:func:`choose_engine`)
+    finds the clusters; ``summary`` holds the counts.
+
+    Raises:
+        LostRecords: unless every accepted row has its cluster row and kept + removed +
+            rejected = input (``summary.input`` and ``summary.rejected`` set by the caller).
+    """
+    pipeline = config.pipeline()
+    good, n_good = read.good, read.n_good
+    engine = choose_engine(spark, config, read)
+    settings = near_settings(config, pipeline, against)
+    if engine["engine"] == "driver":
+        with clock.stage("collect") as rows:
+            collected = _collected(good, config)
+            rows.rows_in = rows.rows_out = collected.num_rows
+        core = _driver_core(spark, collected, pipeline, settings, clock, summary)
+    else:
+        core = _spark_core(spark, config, read, pipeline, settings, against, run, clock, summary)
+    check_accounted(summary, core.rows, n_good)
+
+    docs = good.drop(TEXT) if read.text_col != TEXT else good
+    clusters = core.clusters
+    if WARC_RECORD_ID in docs.columns:  # WARC read with --id-col: each record's own id too
+        clusters = clusters.join(docs.select(DOC_ID, WARC_RECORD_ID), DOC_ID, "left")
+    reps = core.clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
+    matches = None if core.matches is None else _name_batches(spark, core.matches, against)
+    return Deduplicated(
+        docs=docs.join(reps, DOC_ID, "left_semi"),
+        clusters=clusters,
+        pairs=core.verified,
+        rejects=read.rejects,
+        samples=sample_clusters(core.clusters, good),
+        matches=matches,
+        core=core,
+        engine=engine,
+        settings=settings,
+    )
+
+
+def verified_scores(pairs: DataFrame) -> dict[str, Any]:
+    """report.json ``scores``: the verified pairs' similarity (or distance) summary."""
+    metric = SIMILARITY if SIMILARITY in pairs.columns else DISTANCE
+    return dict(score_summary(pairs, metric, "verified pairs"))
 
 
 def check_accounted(summary: Summary, clustered: int, accepted: int) -> None:
@@ -275,13 +322,37 @@ def check_accounted(summary: Summary, clustered: int, accepted: int) -> None:
         )
 
 
-def write_dedup_report(
-    store: Storage,
+def dedup_report(
+    config: DedupConfig,
+    summary: Summary,
+    done: Deduplicated,
+    *,
+    scores: Mapping[str, Any],
+    spark: Mapping[str, Any],
+    index: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What report.json says of a dedup run on Spark (``runtime.report_of``'s keywords)."""
+    core = done.core
+    return report_extras(
+        config,
+        summary,
+        done.settings,
+        histogram=core.histogram,
+        engine=done.engine,
+        cluster=core.cluster_path,
+        bands=core.bands,
+        hot=core.hot,
+        scores=scores,
+        spark=spark,
+        index=index,
+    )
+
+
+def report_extras(
     config: DedupConfig,
     summary: Summary,
     settings: NearSettings,
     *,
-    shown: Any,
     histogram: Mapping[int, int],
     engine: Mapping[str, Any],
     cluster: Mapping[str, Any],
@@ -290,19 +361,15 @@ def write_dedup_report(
     scores: Mapping[str, Any],
     spark: Mapping[str, Any],
     index: Mapping[str, Any] | None = None,
-) -> None:
-    """report.json, report.html (with the ``shown`` samples, an Arrow table or None) and
-    _MANIFEST.json of a dedup run, whichever engine ran it."""
+) -> dict[str, Any]:
+    """report.json of a dedup run, whichever engine ran it, as ``runtime.report_of``'s
+    keywords (counts, seconds, pipeline, config, then the run's own keys)."""
     pipeline = config.pipeline()
-    write_report(
-        store,
-        config.output,
-        "dedup",
+    return dict(
         counts=counts_of(summary),
         seconds=summary.seconds,
         pipeline=(pipeline.id, pipeline.version),
         config=config,
-        pages=[report_page(shown)],
         input=summary.input_stats,
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         engine=dict(engine),
@@ -511,17 +578,20 @@ def _name_batches(spark: SparkSession, matches: DataFrame, against: Against | No
     )
 
 
-def _update_index(
+def update_index(
     config: DedupConfig,
     against: Against,
-    frames: tuple[DataFrame, DataFrame, DataFrame],
+    done: Deduplicated,
     summary: Summary,
     clock: StageClock,
     keep: Callable[[DataFrame], DataFrame],
 ) -> dict[str, Any]:
-    """Append the kept documents to the index (``update_index``); the report's index part.
-    ``frames``: the run's clusters, exact-duplicate members and sketches."""
-    clusters, members, sketches = frames
+    """Append the kept documents of ``done`` to the index (``update_index``); the report's
+    index part."""
+    core = done.core
+    assert core.members is not None and core.sketches is not None  # the Spark core ran
+    clusters, sketches = core.clusters, core.sketches
+    members = core.members.select(DOC_ID, LEADER, EXACT_KEY)
     path = config.against or ""
     report: dict[str, Any] = {
         "path": path,
@@ -549,29 +619,17 @@ def _update_index(
     return report
 
 
-def _write_outputs(
-    store: Storage,
-    config: DedupConfig,
-    docs: DataFrame,
-    clusters: DataFrame,
-    verified: DataFrame,
-    rejects: DataFrame,
-    samples: DataFrame,
-    matches: DataFrame | None,
-) -> None:
-    reps = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
-    if WARC_RECORD_ID in docs.columns:  # WARC read with --id-col: each record's own id too
-        clusters = clusters.join(docs.select(DOC_ID, WARC_RECORD_ID), DOC_ID, "left")
+def _write_outputs(store: Storage, config: DedupConfig, done: Deduplicated) -> None:
     frames = {
-        "docs": docs.join(reps, DOC_ID, "left_semi"),
-        "clusters": clusters,
-        "pairs": verified,
-        "rejects": rejects,
-        "samples": samples,
+        "docs": done.docs,
+        "clusters": done.clusters,
+        "pairs": done.pairs,
+        "rejects": done.rejects,
+        "samples": done.samples,
     }
     wanted = tuple(config.outputs)
-    if matches is not None:
-        frames["matches"] = matches
+    if done.matches is not None:
+        frames["matches"] = done.matches
         wanted += () if "matches" in wanted else ("matches",)
     write_frames(store, config.output, frames, wanted, OUTPUTS)
 

@@ -36,7 +36,7 @@ from neardup_udfs.driver.read import Declined, LocalInput, input_files, read_jso
 from neardup_udfs.io.outputs import claim_output
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import LocalStorage, StorageError, join
-from neardup_udfs.report import MEMBERS_SHOWN
+from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.dedup import (
     DRIVER_BYTES_PER_DOC,
     DRIVER_PATH,
@@ -44,10 +44,10 @@ from neardup_udfs.runs.dedup import (
     Summary,
     check_accounted,
     near_settings,
+    report_extras,
     take_counts,
-    write_dedup_report,
 )
-from neardup_udfs.runtime import StageClock
+from neardup_udfs.runtime import StageClock, write_report
 from neardup_udfs.schemas import BAND, DISTANCE, DOC_ID, IS_REPRESENTATIVE, SIMILARITY, TEXT
 from neardup_udfs.session import driver_cores, local_byte_budget, submitted_conf
 
@@ -157,19 +157,23 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             values = pairs.column(metric).to_numpy(zero_copy_only=False).astype(np.float64)
             scores = score_summary_of(values, metric, "verified pairs")
             shown = shown_table(samples, MEMBERS_SHOWN) if "samples" in config.outputs else None
-        write_dedup_report(
+        write_report(
             store,
-            config,
-            summary,
-            settings,
-            shown=shown,
-            histogram=found.histogram,
-            engine=engine,
-            cluster=DRIVER_PATH,
-            bands=found.bands,
-            hot=found.hot,
-            scores=scores,
-            spark={"jobs": 0, "session": "none: the local engine ran"},
+            config.output,
+            "dedup",
+            pages=[report_page(shown)],
+            **report_extras(
+                config,
+                summary,
+                settings,
+                histogram=found.histogram,
+                engine=engine,
+                cluster=DRIVER_PATH,
+                bands=found.bands,
+                hot=found.hot,
+                scores=scores,
+                spark={"jobs": 0, "session": "none: the local engine ran"},
+            ),
         )
     finally:
         if streamed is not None:

@@ -1,0 +1,253 @@
+"""neardup as a PySpark library: deduplicate the DataFrame you hold, on a classic or a Spark
+Connect session, and get DataFrames back.
+
+The dedup job (``jobs/dedup.py``) is a shell over the same run: it reads its files into the
+checked rows this module builds from a DataFrame, and both go through
+``runs.dedup.deduplicate``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import ArrayType, MapType, StringType, StructType
+
+from neardup_udfs import settings as settings_module
+from neardup_udfs.config import DedupConfig
+from neardup_udfs.index.store import IndexStoreError
+from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.storage import HadoopStorage
+from neardup_udfs.runs.dedup import (
+    Summary,
+    dedup_report,
+    deduplicate,
+    log,
+    open_against,
+    update_index,
+    verified_scores,
+)
+from neardup_udfs.runtime import Cache, StageClock, cached_run, check_rows, report_of
+from neardup_udfs.schemas import (
+    CLUSTER_ID,
+    CORRUPT_RECORD,
+    DISTANCE,
+    DOC_ID,
+    IS_REPRESENTATIVE,
+    LOST_BYTES,
+    READ_ERROR,
+    REASON,
+    SIMILARITY,
+    SOURCE_FILE,
+    SOURCE_LINE,
+    TEXT,
+)
+from neardup_udfs.session import is_connect
+from neardup_udfs.settings import ConfigError
+
+__all__ = ["FRAME_KEYS", "DedupResult", "dedup"]
+
+FRAME_KEYS = {
+    "input": "dedup() reads the DataFrame it is given",
+    "output": "dedup() returns DataFrames: write them with DataFrame.write",
+    "input_format": "dedup() reads the DataFrame it is given",
+    "id_col": "pass id_col= as an argument",
+    "text_col": "pass text_col= as an argument",
+    "html_extractor": "applies to WARC files (the dedup job)",
+    "warc_content_types": "applies to WARC files (the dedup job)",
+    "allow_empty_input": "an empty DataFrame gives an empty result",
+    "outputs": "pass pairs=True for the verified pairs; every other frame is always returned",
+}
+"""Keys of the dedup job's config that name files or outputs, and what ``dedup`` does instead."""
+
+_RESERVED = (DOC_ID, TEXT, REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE, SOURCE_LINE)
+"""Column names the run adds to the rows it checks: an input column of one of these names
+(other than the id or text column given) is refused."""
+
+
+@dataclass
+class DedupResult:
+    """What :func:`dedup` found. Its frames are computed from frames the run keeps persisted
+    until :meth:`release` (or the end of a ``with`` block); use them before that.
+
+    ``kept``: the input rows kept, with the input's own columns (one row per accepted id).
+    ``clusters``: ``doc_id`` (the id as a string), ``cluster_id`` (the representative's
+    id), ``is_representative``, ``similarity`` (MinHash) or ``distance`` (SimHash) to the
+    representative: one row per accepted input row, as the job's ``clusters/``.
+    ``removed``: ``doc_id``, ``representative``, and ``similarity`` or ``distance``: each
+    removed row and the one kept in its place.
+    ``pairs``: ``a``, ``b``, and ``similarity`` or ``distance``: the verified pairs
+    (``dedup(..., pairs=True)``), else None.
+    ``rejects``: ``doc_id``, ``reason``: the rows that could not be deduplicated (a null id,
+    a null or oversized text, a repeated id).
+    ``matches``: with ``against``, the rows removed as near an indexed document
+    (``doc_id``, ``indexed_id``, ``indexed_batch``, ``score``), else None.
+    ``counts``: input = kept + removed + rejected, and the run's other counts.
+    ``report``: what the dedup job's report.json says of the same run.
+    """
+
+    kept: DataFrame
+    clusters: DataFrame
+    removed: DataFrame
+    pairs: DataFrame | None
+    rejects: DataFrame
+    matches: DataFrame | None
+    counts: dict[str, int]
+    report: dict[str, Any]
+    _cache: Cache = field(repr=False)
+
+    def release(self) -> None:
+        """Unpersist every frame the run kept; the result's frames must not be used after."""
+        self._cache.release()
+
+    def __enter__(self) -> DedupResult:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def dedup(
+    df: DataFrame,
+    id_col: str = "id",
+    text_col: str = "text",
+    *,
+    pairs: bool = False,
+    **settings: Any,
+) -> DedupResult:
+    """Near-duplicate rows of ``df`` removed: the same run, rows and report as the dedup
+    job on the same records, on a classic or a Spark Connect session.
+
+    ``settings`` are the dedup job's config keys (``threshold``, ``method``,
+    ``representative``, ``order_col``, ``engine``, ...; see README "Configuration"), except
+    those that name files (:data:`FRAME_KEYS`). ``pairs``: also return the verified pairs.
+
+    The run is eager: it reads ``df`` once (persisted), counts every row into kept, removed
+    or rejected, and raises ``LostRecords`` if they do not add up. Its frames stay persisted
+    until ``result.release()`` or the end of ``with dedup(...) as result:``. The session
+    settings the run fits (shuffle partitions, adaptive execution, job group) are as before
+    when it returns or raises.
+
+    Raises:
+        ConfigError: an unknown or invalid setting, or a key that names files (the message
+            names it); before any Spark job runs.
+        InputError: ``id_col``, ``text_col`` or ``order_col`` is not a column of ``df``, the
+            text column is not a string column, the id column is not a plain value, or
+            ``df`` has a column the run reserves; before any Spark job runs.
+    """
+    config = frame_config(settings)
+    _check_columns(df, id_col, text_col, config)
+    spark = df.sparkSession
+    if config.against and is_connect(spark):
+        raise ConfigError(
+            "against: matching an index needs a classic session (the index's manifest is "
+            "read through Hadoop's FileSystem); on Spark Connect, run the dedup job"
+        )
+    return cached_run(
+        spark,
+        "neardup dedup (DataFrame)",
+        config.checkpoint_dir,
+        lambda run: _dedup(spark, df, id_col, text_col, config, run, pairs),
+        hold=True,
+    )
+
+
+def frame_config(settings: dict[str, Any]) -> DedupConfig:
+    """The dedup config of ``dedup``'s ``settings``; ConfigError naming a key that names
+    files, an unknown key or an invalid value."""
+    for key in settings:
+        if key in FRAME_KEYS:
+            raise ConfigError(f"{key}: not a setting of dedup(df): {FRAME_KEYS[key]}")
+    if settings.get("update_index") and not settings.get("batch_id"):
+        raise ConfigError("batch_id: update_index from dedup(df) needs the batch's id in the index")
+    if settings.get("engine") == "local":
+        raise ConfigError(
+            "engine: 'local' reads JSON-lines files (the dedup job); dedup(df) runs on its "
+            "session: use 'auto', 'driver' or 'spark'"
+        )
+    return settings_module.load(DedupConfig, None, input="<DataFrame>", output="-", **settings)
+
+
+def _check_columns(df: DataFrame, id_col: str, text_col: str, config: DedupConfig) -> None:
+    if not isinstance(df, DataFrame) and not _is_connect_frame(df):
+        raise InputError(f"dedup() takes a pyspark DataFrame, not {type(df).__name__}")
+    schema = df.schema  # the plan's schema: no Spark job runs
+    names = schema.fieldNames()
+    shown = ", ".join(names)
+    for role, name in (("id_col", id_col), ("text_col", text_col), ("order_col", config.order_col)):
+        if name is not None and name not in names:
+            raise InputError(f"{role} {name!r} is not a column of the DataFrame (columns: {shown})")
+    text_type = schema[text_col].dataType
+    if not isinstance(text_type, StringType):
+        raise InputError(
+            f"text_col {text_col!r} is {text_type.simpleString()}, not a string column: cast or "
+            "decode it first"
+        )
+    id_type = schema[id_col].dataType
+    if isinstance(id_type, ArrayType | MapType | StructType):
+        raise InputError(
+            f"id_col {id_col!r} is {id_type.simpleString()}: ids are plain values (strings, "
+            "numbers), compared as strings"
+        )
+    for name in names:
+        if name in _RESERVED and name not in (id_col, text_col):
+            raise InputError(
+                f"column {name!r} is reserved by neardup: rename it, or pass it as id_col"
+                if name == DOC_ID
+                else f"column {name!r} is reserved by neardup: rename it"
+            )
+
+
+def _is_connect_frame(df: Any) -> bool:
+    return type(df).__module__.startswith("pyspark.sql.connect")
+
+
+def _dedup(
+    spark: SparkSession,
+    df: DataFrame,
+    id_col: str,
+    text_col: str,
+    config: DedupConfig,
+    run: Any,
+    want_pairs: bool,
+) -> DedupResult:
+    pipeline = config.pipeline()
+    clock = StageClock(log)
+    summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    try:
+        against = open_against(config, HadoopStorage(spark)) if config.against else None
+    except IndexStoreError as e:
+        raise InputError(str(e)) from None
+    with clock.stage("read") as rows:
+        raw = df.withColumn(DOC_ID, F.col(id_col).cast("string"))
+        read = check_rows(spark, raw, text_col, config.max_text_bytes, run.cache)
+        summary.input, summary.rejected = read.rows, read.n_rejected
+        summary.input_stats = read.stats
+        rows.rows_in, rows.rows_out = summary.input, read.n_good
+    done = deduplicate(spark, config, read, run, clock, summary, against)
+    with clock.stage("report"):
+        scores = verified_scores(done.pairs)
+    index = None
+    if against is not None:
+        index = update_index(config, against, done, summary, clock, run.cache.keep)
+    spark_report = run.spark_report(spark, read.partitions)
+    report = report_of(**dedup_report(config, summary, done, scores=scores, spark=spark_report,
+                                      index=index))  # fmt: skip
+    kept = done.docs if id_col == DOC_ID else done.docs.drop(DOC_ID)
+    metric = SIMILARITY if SIMILARITY in done.clusters.columns else DISTANCE
+    removed = done.clusters.where(~F.col(IS_REPRESENTATIVE)).select(
+        DOC_ID, F.col(CLUSTER_ID).alias("representative"), metric
+    )
+    return DedupResult(
+        kept=kept,
+        clusters=done.clusters,
+        removed=removed,
+        pairs=done.pairs if want_pairs else None,
+        rejects=done.rejects,
+        matches=done.matches,
+        counts=dict(report["counts"]),
+        report=report,
+        _cache=run.cache,
+    )
