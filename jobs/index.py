@@ -49,7 +49,7 @@ JOB = Job(
     "conf/dedup.toml",
     run,
     describe,
-    skip=("against", "update_index"),
+    skip=("against", "update_index", "input_table", "output_table_prefix"),
     extend=own_arguments,
 )
 

@@ -6,6 +6,7 @@ tables are derived from these declarations; every config is checked when it is m
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -62,6 +63,8 @@ BOILERPLATE_OUTPUTS = ("regions", "cleaned", "boilerplate_top", "rejects")
 IMAGE_FORMATS = ("files", "warc")
 IMAGE_OUTPUTS = ("clusters", "hashes", "rejects", "pairs")
 IMAGE_REPRESENTATIVES = ("pixels", "min_id")
+TABLE_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*")
+"""A metastore table name the dedup job reads or writes: ``name`` or ``db.name``."""
 DEFAULT_THRESHOLD = 0.7  # minhash: the Jaccard threshold of a config that sets none
 KGRAM_BYTES = 16  # winnowing defaults: k-gram size in bytes ...
 WINDOW = 16  # ... and k-grams per window
@@ -211,6 +214,24 @@ class ClusterConfig(Settings):
 class DedupConfig(ClusterConfig, InputConfig):
     """Every setting of ``jobs/dedup.py``; ``conf/dedup.toml`` shows each key."""
 
+    input: str = setting(
+        "",
+        "the input: a file, a directory (read recursively) or a glob, any path Spark reads "
+        "(usually `--input`)",
+        required="an input path (or input_table)",
+        unless="input_table",
+    )
+    input_table: str | None = setting(
+        None,
+        "a metastore table read instead of `input` (`input_format` does not apply; needs `id_col`)",
+    )
+    output_table_prefix: str | None = setting(
+        None,
+        "also write the output frames as metastore tables named prefix + `docs`, "
+        "`clusters`, ... (e.g. `db.dedup_`) instead of folders; a table is replaced only "
+        "when neardup wrote it; `output` keeps report.json, report.html and the manifest",
+    )
+
     normalize: str = setting(
         "web",
         "what texts become before shingling: `web` (the visible text of HTML, whitespace "
@@ -359,6 +380,7 @@ class DedupConfig(ClusterConfig, InputConfig):
             raise fail("engine", "'local' reads JSON lines only (input_format 'jsonl')")
         if self.representative == "earliest" and not self.order_col:
             raise fail("order_col", "representative 'earliest' needs an order column")
+        self._check_tables()
         self._check_method()
         if self.update_index and not self.against:
             raise fail("update_index", "needs an index: give against = the index directory")
@@ -368,6 +390,24 @@ class DedupConfig(ClusterConfig, InputConfig):
             self.pipeline()  # ConfigError names bands/rows; a PresetError is an option's doing
         except PresetError as e:
             raise fail(self._option_key(str(e)), str(e)) from None
+
+    def _check_tables(self) -> None:
+        if self.input_table is not None:
+            if self.input:
+                raise fail("input_table", "give input or input_table, not both")
+            if not TABLE_NAME.fullmatch(self.input_table):
+                raise fail("input_table", f"{self.input_table!r} is not a table name ([db.]name)")
+            if not self.id_col:
+                raise fail("id_col", "a table's rows have no file and line to name them: give it")
+            if self.engine == "local":
+                raise fail("engine", "'local' reads JSON lines files, not a table (input_table)")
+        prefix = self.output_table_prefix
+        if prefix is not None:
+            if not TABLE_NAME.fullmatch(prefix + "docs"):
+                raise fail("output_table_prefix", f"{prefix!r} does not make table names "
+                           "([db.]name_)")  # fmt: skip
+            if self.engine == "local":
+                raise fail("engine", "'local' writes folders, not tables (output_table_prefix)")
 
     def _check_method(self) -> None:
         try:
@@ -421,8 +461,8 @@ class DedupConfig(ClusterConfig, InputConfig):
     @property
     def index_batch_id(self) -> str:
         """The id a batch of this input gets in an index: ``batch_id``, else the input path
-        (so adding the same input twice is a no-op)."""
-        return self.batch_id or self.input
+        or table (so adding the same input twice is a no-op)."""
+        return self.batch_id or self.input or f"table:{self.input_table}"
 
     @property
     def preset_name(self) -> str:
@@ -531,6 +571,8 @@ class IndexConfig(DedupConfig):
             raise fail("output", "an output directory is required")
         if self.against or self.update_index:
             raise fail("against", "is a dedup job setting; index.py reads and writes --index")
+        if self.input_table or self.output_table_prefix:
+            raise fail("input_table", "is a dedup job setting; index.py reads files")
         if self.engine != "auto":
             raise fail("engine", "is a dedup job setting; index.py runs Spark stages")
         super()._check()

@@ -13,15 +13,16 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import ArrayType, MapType, StringType, StructType
 
 from neardup_udfs import settings as settings_module
 from neardup_udfs.config import DedupConfig
 from neardup_udfs.index.store import IndexStoreError
+from neardup_udfs.io.frames import check_columns
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runs.dedup import (
     Summary,
+    checked_frame,
     dedup_report,
     deduplicate,
     log,
@@ -29,20 +30,13 @@ from neardup_udfs.runs.dedup import (
     update_index,
     verified_scores,
 )
-from neardup_udfs.runtime import Cache, StageClock, cached_run, check_rows, report_of
+from neardup_udfs.runtime import Cache, StageClock, cached_run, report_of
 from neardup_udfs.schemas import (
     CLUSTER_ID,
-    CORRUPT_RECORD,
     DISTANCE,
     DOC_ID,
     IS_REPRESENTATIVE,
-    LOST_BYTES,
-    READ_ERROR,
-    REASON,
     SIMILARITY,
-    SOURCE_FILE,
-    SOURCE_LINE,
-    TEXT,
 )
 from neardup_udfs.session import is_connect
 from neardup_udfs.settings import ConfigError
@@ -61,10 +55,6 @@ FRAME_KEYS = {
     "outputs": "pass pairs=True for the verified pairs; every other frame is always returned",
 }
 """Keys of the dedup job's config that name files or outputs, and what ``dedup`` does instead."""
-
-_RESERVED = (DOC_ID, TEXT, REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE, SOURCE_LINE)
-"""Column names the run adds to the rows it checks: an input column of one of these names
-(other than the id or text column given) is refused."""
 
 
 @dataclass
@@ -138,7 +128,7 @@ def dedup(
             ``df`` has a column the run reserves; before any Spark job runs.
     """
     config = frame_config(settings)
-    _check_columns(df, id_col, text_col, config)
+    check_columns(df, id_col, text_col, config.order_col)
     spark = df.sparkSession
     if config.against and is_connect(spark):
         raise ConfigError(
@@ -170,40 +160,6 @@ def frame_config(settings: dict[str, Any]) -> DedupConfig:
     return settings_module.load(DedupConfig, None, input="<DataFrame>", output="-", **settings)
 
 
-def _check_columns(df: DataFrame, id_col: str, text_col: str, config: DedupConfig) -> None:
-    if not isinstance(df, DataFrame) and not _is_connect_frame(df):
-        raise InputError(f"dedup() takes a pyspark DataFrame, not {type(df).__name__}")
-    schema = df.schema  # the plan's schema: no Spark job runs
-    names = schema.fieldNames()
-    shown = ", ".join(names)
-    for role, name in (("id_col", id_col), ("text_col", text_col), ("order_col", config.order_col)):
-        if name is not None and name not in names:
-            raise InputError(f"{role} {name!r} is not a column of the DataFrame (columns: {shown})")
-    text_type = schema[text_col].dataType
-    if not isinstance(text_type, StringType):
-        raise InputError(
-            f"text_col {text_col!r} is {text_type.simpleString()}, not a string column: cast or "
-            "decode it first"
-        )
-    id_type = schema[id_col].dataType
-    if isinstance(id_type, ArrayType | MapType | StructType):
-        raise InputError(
-            f"id_col {id_col!r} is {id_type.simpleString()}: ids are plain values (strings, "
-            "numbers), compared as strings"
-        )
-    for name in names:
-        if name in _RESERVED and name not in (id_col, text_col):
-            raise InputError(
-                f"column {name!r} is reserved by neardup: rename it, or pass it as id_col"
-                if name == DOC_ID
-                else f"column {name!r} is reserved by neardup: rename it"
-            )
-
-
-def _is_connect_frame(df: Any) -> bool:
-    return type(df).__module__.startswith("pyspark.sql.connect")
-
-
 def _dedup(
     spark: SparkSession,
     df: DataFrame,
@@ -221,8 +177,7 @@ def _dedup(
     except IndexStoreError as e:
         raise InputError(str(e)) from None
     with clock.stage("read") as rows:
-        raw = df.withColumn(DOC_ID, F.col(id_col).cast("string"))
-        read = check_rows(spark, raw, text_col, config.max_text_bytes, run.cache)
+        read = checked_frame(spark, df, id_col, text_col, config, run.cache)
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, read.n_good

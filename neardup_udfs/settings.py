@@ -76,6 +76,7 @@ class Setting:
     above: float | None = None  # exclusive bounds of a number
     below: float | None = None
     required: str = ""  # what must be given ("an input path"): an empty value is an error
+    unless: str = ""  # a required key may be left empty when this other key is set
     nonempty: bool = False  # a list key needs at least one item
     aliases: tuple[str, ...] = ()  # old names, read with a DeprecatedKey warning
     flag: bool = True  # False: a TOML key only (a table)
@@ -169,6 +170,9 @@ def check(config: Any) -> None:
         if isinstance(value, list):
             value = tuple(value)
             object.__setattr__(config, key.name, value)
+        other = key.setting.unless
+        if other and not value and getattr(config, other, None):
+            continue  # given another way
         _check_value(key, value)
 
 
@@ -322,7 +326,7 @@ def default_text(key: Key) -> str:
     instead), or the TOML value."""
     s = key.setting
     if s.required:
-        return "required"
+        return f"required unless `{s.unless}`" if s.unless else "required"
     if key.default is None:
         return f"unset: {s.unset}" if s.unset else "unset"
     return _toml(key.default)

@@ -67,7 +67,7 @@ def test_threshold_derives_the_lsh_shape() -> None:
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({}, "config key 'input': an input path is required"),
+        ({}, "config key 'input': an input path (or input_table) is required"),
         ({"input": "i"}, "config key 'output'"),
         ({"input": "i", "output": "o", "normalize": "html"}, "config key 'normalize': 'html'"),
         ({"method": "lsh"}, "config key 'method': 'lsh' is not one of minhash, simhash"),
@@ -99,10 +99,20 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"max_driver_edges": -1}, "config key 'max_driver_edges': must be >= 0, got -1"),
         ({"preset_options": {"w": 0}}, "option 'w' of preset 'semblance' must be in"),
         ({"colour": "red"}, "unknown config key 'colour'"),
+        ({"input_table": "t"}, "config key 'id_col': a table's rows have no file"),
+        ({"input_table": "t", "id_col": "id", "input": "i", "output": "o"}, "give input or input_table"),
+        ({"input_table": "a b", "id_col": "id"}, "config key 'input_table': 'a b' is not a table"),
+        ({"output_table_prefix": "x-"}, "config key 'output_table_prefix': 'x-' does not make"),
+        (
+            {"output_table_prefix": "t_", "engine": "local", "input_format": "jsonl"},
+            "'local' writes folders",
+        ),
     ],
 )
 def test_bad_settings_name_the_key(overrides: dict, message: str) -> None:
     base = {"input": "i", "output": "o"}
+    if "input_table" in overrides:
+        base = {"output": "o"}
     if "input" not in overrides and overrides != {}:
         overrides = {**base, **overrides}
     with pytest.raises(ConfigError) as err:

@@ -23,12 +23,15 @@ from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.driver.near import near_on_driver
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexManifest, IndexStoreError
+from neardup_udfs.io.frames import check_columns
 from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
+from neardup_udfs.io.tables import check_output_tables, read_table, write_tables
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
+    Cache,
     Checked,
     LostRecords,
     RunScope,
@@ -36,6 +39,7 @@ from neardup_udfs.runtime import (
     begin_output,
     cached_run,
     check_directory,
+    check_rows,
     counts_of,
     read_checked,
     write_frames,
@@ -71,6 +75,7 @@ __all__ = [
     "Core",
     "Summary",
     "check_accounted",
+    "checked_frame",
     "choose_engine",
     "format_summary",
     "near_settings",
@@ -204,11 +209,20 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         run,
         job="dedup",
         names=OUTPUTS,
-        inputs=[("input", config.input), ("the index (against)", config.against)],
+        inputs=[("input", config.input or None), ("the index (against)", config.against)],
     )
+    if config.output_table_prefix is not None:  # before any data is read
+        check_output_tables(spark, config.output_table_prefix, OUTPUTS, job="dedup",
+                            input_table=config.input_table)  # fmt: skip
 
     with clock.stage("read") as rows:
-        read = read_checked(spark, config, run.cache)
+        if config.input_table:  # a table: read as the library reads a DataFrame
+            table = read_table(spark, config.input_table)
+            check_columns(table, config.id_col or "", config.text_col, config.order_col)
+            read = checked_frame(spark, table, config.id_col or "", config.text_col, config,
+                                 run.cache)  # fmt: skip
+        else:
+            read = read_checked(spark, config, run.cache)
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, read.n_good
@@ -216,13 +230,17 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     done = deduplicate(spark, config, read, run, clock, summary, against)
 
     with clock.stage("write"):
-        _write_outputs(store, config, done)
+        tables = _write_outputs(spark, store, config, done)
 
     with clock.stage("report"):  # the page's data: Spark aggregates, never a whole output
         scores = verified_scores(done.pairs)
         shown = None
         if "samples" in config.outputs:
-            written = spark.read.parquet(join(config.output, "samples"))
+            written = (
+                spark.table(tables["samples"])
+                if tables
+                else spark.read.parquet(join(config.output, "samples"))
+            )
             shown = shown_samples(written, MEMBERS_SHOWN).toArrow()
 
     index_report = None
@@ -237,6 +255,7 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         **dedup_report(
             config, summary, done, scores=scores, spark=run.spark_report(spark, read.partitions),
             index=index_report,
+            tables=tables,
         ),
     )  # fmt: skip
     return summary
@@ -306,6 +325,21 @@ def deduplicate(
     )
 
 
+def checked_frame(
+    spark: SparkSession,
+    df: DataFrame,
+    id_col: str,
+    text_col: str,
+    config: DedupConfig,
+    cache: Cache,
+) -> Checked:
+    """The rows of ``df`` (columns checked by ``io.frames.check_columns``), their ids as
+    strings, split into accepted rows and rejects (``runtime.check_rows``): the read stage
+    of the library's ``dedup(df)`` and of the job's ``input_table``."""
+    raw = df.withColumn(DOC_ID, F.col(id_col).cast("string"))
+    return check_rows(spark, raw, text_col, config.max_text_bytes, cache)
+
+
 def verified_scores(pairs: DataFrame) -> dict[str, Any]:
     """report.json ``scores``: the verified pairs' similarity (or distance) summary."""
     metric = SIMILARITY if SIMILARITY in pairs.columns else DISTANCE
@@ -330,10 +364,12 @@ def dedup_report(
     scores: Mapping[str, Any],
     spark: Mapping[str, Any],
     index: Mapping[str, Any] | None = None,
+    tables: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What report.json says of a dedup run on Spark (``runtime.report_of``'s keywords)."""
+    """What report.json says of a dedup run on Spark (``runtime.report_of``'s keywords);
+    ``tables``: output name -> the table written (``output_table_prefix``)."""
     core = done.core
-    return report_extras(
+    extras = report_extras(
         config,
         summary,
         done.settings,
@@ -346,6 +382,7 @@ def dedup_report(
         spark=spark,
         index=index,
     )
+    return {**extras, **({"tables": dict(tables)} if tables else {})}
 
 
 def report_extras(
@@ -619,7 +656,11 @@ def update_index(
     return report
 
 
-def _write_outputs(store: Storage, config: DedupConfig, done: Deduplicated) -> None:
+def _write_outputs(
+    spark: SparkSession, store: Storage, config: DedupConfig, done: Deduplicated
+) -> dict[str, str]:
+    """The outputs as folders under ``config.output``, or as tables when
+    ``output_table_prefix`` is set (returns output name -> table name then, else {})."""
     frames = {
         "docs": done.docs,
         "clusters": done.clusters,
@@ -631,7 +672,12 @@ def _write_outputs(store: Storage, config: DedupConfig, done: Deduplicated) -> N
     if done.matches is not None:
         frames["matches"] = done.matches
         wanted += () if "matches" in wanted else ("matches",)
-    write_frames(store, config.output, frames, wanted, OUTPUTS)
+    prefix = config.output_table_prefix
+    if prefix is None:
+        write_frames(store, config.output, frames, wanted, OUTPUTS)
+        return {}
+    write_frames(store, config.output, frames, (), OUTPUTS)  # no folder of an earlier run stays
+    return write_tables(spark, prefix, frames, wanted, OUTPUTS, job="dedup")
 
 
 def near_settings(

@@ -64,7 +64,7 @@ def local_refusal(config: DedupConfig, conf: Mapping[str, str]) -> str | None:
 
     Notes:
         It can when the engine is ``auto`` or ``local``, clustering is anchored, there is no
-        ``against``, the input is JSON lines, the master is ``local`` / ``local[N]``, and the
+        ``against``, no table is read or written, the input is JSON lines, the master is ``local`` / ``local[N]``, and the
         input, the output and the checkpoint directory are on the local filesystem (a path
         without a scheme counts only where no Hadoop configuration could make another
         filesystem the default).
@@ -75,6 +75,8 @@ def local_refusal(config: DedupConfig, conf: Mapping[str, str]) -> str | None:
         return "connected clustering runs on Spark stages"
     if config.against:
         return "matching an index (against) runs on Spark stages"
+    if config.input_table or config.output_table_prefix:
+        return "metastore tables are read and written through Spark's catalog"
     if config.input_format != "jsonl":
         return f"input format {config.input_format!r} is read by Spark"
     master = conf.get("spark.master", "local[*]")
