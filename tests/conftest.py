@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +58,7 @@ def spark():  # type: ignore[no-untyped-def]
     them set them), no code generation."""
     from neardup_udfs.session import local_session
 
+    warehouse = tempfile.mkdtemp(prefix="neardup-tests-warehouse-")
     session = local_session(
         "neardup-tests",
         {
@@ -79,8 +82,11 @@ def spark():  # type: ignore[no-untyped-def]
             "spark.sql.codegen.wholeStage": "false",
             "spark.sql.codegen.factoryMode": "NO_CODEGEN",
             "spark.driver.memory": "2g",  # as conf/spark-local.conf
+            # the built-in catalog's managed tables (the table tests): never in the checkout
+            "spark.sql.warehouse.dir": warehouse,
         },
     )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    shutil.rmtree(warehouse, ignore_errors=True)

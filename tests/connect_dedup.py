@@ -1,0 +1,60 @@
+"""Run by tests/test_library.py in a process of its own (a process holds one kind of
+session): ``neardup_udfs.dedup`` and the column functions on a local Spark Connect session.
+
+    python tests/connect_dedup.py INPUT.jsonl[.gz] OUT.json
+
+Writes the results as JSON: for each engine the clusters, kept ids, removed rows, pairs,
+rejects and counts; the column functions' values of the first rows; the session kind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+
+def rows(df: Any) -> list[list[Any]]:
+    """A frame's rows as sorted lists (comparable across processes)."""
+    return sorted([list(r) for r in df.collect()], key=repr)
+
+
+def main(src: str, out: str) -> None:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    import neardup_udfs
+    from neardup_udfs import functions as nf
+
+    spark = SparkSession.builder.remote("local[2]").getOrCreate()
+    found: dict[str, Any] = {"session": type(spark).__module__}
+    df = spark.read.json(src)
+    for engine in ("spark", "driver"):
+        with neardup_udfs.dedup(df, engine=engine, pairs=True) as r:
+            assert r.pairs is not None
+            found[engine] = {
+                "clusters": rows(r.clusters),
+                "kept": rows(r.kept.select("id")),
+                "kept_columns": r.kept.columns,
+                "removed": rows(r.removed),
+                "pairs": rows(r.pairs),
+                "rejects": rows(r.rejects),
+                "counts": r.counts,
+            }
+    first = df.orderBy("id").limit(20)
+    values = first.select(
+        "id",
+        nf.minhash("text").alias("minhash"),
+        nf.simhash("text").alias("simhash"),
+        nf.simhash("text", "fingerprint").alias("fingerprint"),
+        nf.band_keys(nf.minhash("text")).alias("bands"),
+    )
+    found["functions"] = rows(values)
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump(found, fh)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

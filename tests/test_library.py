@@ -1,0 +1,287 @@
+"""neardup as a PySpark library (``neardup_udfs.dedup``, ``neardup_udfs.library``): the
+same rows as the dedup job on the same real texts, on a classic and on a Spark Connect
+session; nothing cached or changed in the session after ``release``; bad arguments refused
+by name before any Spark job; metastore tables in and out of the job."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+import neardup_udfs
+from neardup_udfs.config import load_config
+from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.tables import WRITTEN_BY
+from neardup_udfs.runs import dedup as dedup_run
+from neardup_udfs.runs.local import try_local
+from neardup_udfs.settings import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "tests" / "data" / "text" / "debian_copyright.jsonl.gz"
+FOLDERS = ("docs", "clusters", "pairs", "rejects")
+
+pytestmark = pytest.mark.spark
+
+
+def _rows(df: Any) -> list[list[Any]]:
+    return sorted([list(r) for r in df.collect()], key=repr)
+
+
+def _parquet_rows(path: Path, columns: list[str] | None = None) -> list[list[Any]]:
+    table = pq.read_table(path, columns=columns)
+    return sorted([list(r.values()) for r in table.to_pylist()], key=repr)
+
+
+@pytest.fixture(scope="module")
+def real(spark):  # type: ignore[no-untyped-def]
+    """The 416 real Debian copyright texts (tests/data/text/README.txt) as a DataFrame."""
+    return spark.read.json(str(REAL))
+
+
+@pytest.fixture(scope="module")
+def api_results(real) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """``dedup`` of the real texts on each engine, as plain rows."""
+    found = {}
+    for engine in ("spark", "driver"):
+        with neardup_udfs.dedup(real, engine=engine, pairs=True) as r:
+            assert r.pairs is not None
+            found[engine] = {
+                "clusters": _rows(r.clusters),
+                "kept": _rows(r.kept.select("id")),
+                "kept_columns": r.kept.columns,
+                "removed": _rows(r.removed),
+                "pairs": _rows(r.pairs),
+                "rejects": _rows(r.rejects),
+                "counts": r.counts,
+                "report": r.report,
+            }
+    return found
+
+
+def test_engines_agree_and_every_row_is_accounted_for(api_results) -> None:  # type: ignore[no-untyped-def]
+    spark_run, driver_run = api_results["spark"], api_results["driver"]
+    for key in ("clusters", "kept", "removed", "pairs", "rejects"):
+        assert spark_run[key] == driver_run[key], key
+    counts = spark_run["counts"]
+    assert counts["input"] == 416 == counts["kept"] + counts["removed"] + counts["rejected"]
+    assert counts["removed"] > 100 and counts["exact_duplicates"] > 100  # a dense set
+    assert len(spark_run["kept"]) == counts["kept"]
+    assert len(spark_run["removed"]) == counts["removed"]
+    assert spark_run["kept_columns"] == ["id", "text"]  # the caller's columns, no doc_id
+    report = spark_run["report"]
+    assert report["pipeline"]["id"] == "web/1+semblance/1;bands=25,k=125,rows=5"
+    assert report["engine"]["engine"] == "spark"
+    assert api_results["driver"]["report"]["engine"]["engine"] == "driver"
+    # each removed row names the kept row in its place
+    kept = {r[0] for r in spark_run["kept"]}
+    assert all(rep in kept and doc not in kept for doc, rep, _ in spark_run["removed"])
+
+
+def test_the_job_gives_the_same_rows_as_the_api(spark, api_results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The dedup job on the same texts as files, on Spark stages and on the local engine
+    (which reads uncompressed JSON lines)."""
+    expected = api_results["spark"]
+    src = tmp_path / "copyrights.jsonl"
+    src.write_bytes(gzip.decompress(REAL.read_bytes()))
+    for engine in ("spark", "local"):
+        out = tmp_path / engine
+        config = load_config(str(ROOT / "conf/dedup.toml"), input=str(src), output=str(out),
+                             input_format="jsonl", id_col="id", engine=engine,
+                             outputs=FOLDERS)  # fmt: skip
+        if engine == "local":
+            assert try_local(config) is not None
+        else:
+            dedup_run.run(spark, config)
+        assert _parquet_rows(out / "clusters") == expected["clusters"], engine
+        assert _parquet_rows(out / "pairs") == expected["pairs"], engine
+        assert _parquet_rows(out / "rejects") == expected["rejects"], engine
+        assert _parquet_rows(out / "docs", ["id"]) == expected["kept"], engine
+        counts = json.loads((out / "report.json").read_text())["counts"]
+        assert counts == expected["counts"], engine
+
+
+def test_connect_session_gives_the_same_rows_as_a_classic_one(api_results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A local Spark Connect session (in a process of its own): the same rows on both
+    engines, and the column functions the same values as the kernels."""
+    out = tmp_path / "connect.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "connect_dedup.py"), str(REAL), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(out.read_text())
+    assert found["session"].startswith("pyspark.sql.connect")
+    for engine in ("spark", "driver"):
+        classic = api_results[engine]
+        for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
+            assert found[engine][key] == classic[key], (engine, key)
+    texts = {}
+    for line in gzip.open(REAL, "rt", encoding="utf-8"):
+        row = json.loads(line)
+        texts[row["id"]] = row["text"]
+    semblance = neardup_udfs.resolve("semblance")
+    for doc_id, minhash, simhash, fingerprint, bands in found["functions"]:
+        text = texts[doc_id]
+        sig = neardup_udfs.signature(text)
+        assert [v & (2**64 - 1) for v in minhash] == sig.tolist()
+        assert simhash & (2**64 - 1) == neardup_udfs.fingerprint(text)
+        assert fingerprint & (2**64 - 1) == neardup_udfs.fingerprint(text, "fingerprint")
+        expected_bands = semblance.band_keys_batch(sig.reshape(1, -1))[0].tolist()
+        assert [v & (2**64 - 1) for v in bands] == expected_bands
+
+
+def _session_state(spark) -> tuple[int, dict[str, str], Any]:  # type: ignore[no-untyped-def]
+    sc = spark.sparkContext
+    return (
+        sc._jsc.getPersistentRDDs().size(),
+        dict(spark.conf.getAll),
+        sc.getLocalProperty("spark.jobGroup.id"),
+    )
+
+
+def test_two_runs_released_leave_nothing_behind(spark, real) -> None:  # type: ignore[no-untyped-def]
+    before = _session_state(spark)
+    first = neardup_udfs.dedup(real, engine="spark")
+    second = neardup_udfs.dedup(real, engine="driver", threshold=0.8)
+    assert first._cache.frames and second._cache.frames  # held until released
+    assert _session_state(spark)[1:] == before[1:]  # settings back as soon as it returns
+    assert first.kept.count() == first.counts["kept"]  # usable while held
+    first.release()
+    second.release()
+    gc.collect()
+    spark.sparkContext._jvm.System.gc()  # local checkpoints go when their frames are gone
+    assert not first._cache.frames and not second._cache.frames
+    after = _session_state(spark)
+    assert after[1:] == before[1:]
+    deadline = time.monotonic() + 30
+    while after[0] != before[0] and time.monotonic() < deadline:
+        time.sleep(0.5)
+        after = _session_state(spark)
+    assert after[0] == before[0]
+
+
+def _no_job_runs(spark, call) -> Exception:  # type: ignore[no-untyped-def]
+    """The exception ``call()`` raises, asserting it launched no Spark job."""
+    sc = spark.sparkContext
+    group = "neardup-test-bad-arguments"
+    sc.setJobGroup(group, "bad arguments")
+    try:
+        with pytest.raises((ConfigError, InputError)) as err:
+            call()
+        assert list(sc.statusTracker().getJobIdsForGroup(group)) == []
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+        sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
+    return err.value
+
+
+@pytest.mark.parametrize(
+    ("columns", "kwargs", "message"),
+    [
+        ("id string, body string", {}, "text_col 'text' is not a column of the DataFrame"),
+        ("id string, text string", {"id_col": "url"}, "id_col 'url' is not a column"),
+        ("id string, text binary", {}, "text_col 'text' is binary, not a string column"),
+        ("id string, text int", {}, "text_col 'text' is int, not a string"),
+        ("id array<int>, text string", {}, "id_col 'id' is array<int>: ids are plain values"),
+        ("id string, text string, reason string", {}, "column 'reason' is reserved"),
+        ("id string, text string, doc_id string", {}, "column 'doc_id' is reserved"),
+        ("id string, text string", {"colour": "red"}, "unknown config key 'colour'"),
+        ("id string, text string", {"threshold": 2.0}, "config key 'threshold': must be in"),
+        ("id string, text string", {"output": "/tmp/x"}, "output: not a setting of dedup(df)"),
+        ("id string, text string", {"engine": "local"}, "engine: 'local' reads JSON-lines"),
+        ("id string, text string", {"representative": "earliest"}, "config key 'order_col'"),
+        (
+            "id string, text string",
+            {"representative": "earliest", "order_col": "seen"},
+            "order_col 'seen' is not a column",
+        ),
+        ("id string, text string", {"update_index": True}, "batch_id: update_index"),
+    ],
+)
+def test_bad_arguments_are_named_before_any_spark_job(spark, columns: str, kwargs, message: str) -> None:  # type: ignore[no-untyped-def]
+    df = spark.createDataFrame([], columns)
+    err = _no_job_runs(spark, lambda: neardup_udfs.dedup(df, **kwargs))
+    assert message in str(err)
+
+
+def test_not_a_dataframe_is_named(spark) -> None:  # type: ignore[no-untyped-def]
+    err = _no_job_runs(spark, lambda: neardup_udfs.dedup([("a", "b")]))  # type: ignore[arg-type]
+    assert "expected a pyspark DataFrame, got list" in str(err)
+
+
+def test_rejects_and_the_callers_columns(spark) -> None:  # type: ignore[no-untyped-def]
+    base = "the quick brown fox jumps over the lazy dog near the river bank today "
+    rows = [
+        (1, base * 3, "2024-01-02", 7),
+        (2, base * 3 + "again", "2024-01-01", 8),  # near 1, seen earlier
+        (3, "something else entirely, nothing like the others at all " * 3, None, 9),
+        (3, "a repeated id", None, 10),
+        (None, "no id", None, 11),
+        (5, None, None, 12),
+    ]
+    df = spark.createDataFrame(rows, "url long, body string, seen string, extra int")
+    with neardup_udfs.dedup(df, id_col="url", text_col="body", representative="earliest",
+                            order_col="seen") as r:  # fmt: skip
+        assert r.kept.columns == df.columns
+        assert _rows(r.kept.select("url")) == [[2], [3]]  # the earliest copy kept
+        assert _rows(r.removed.select("doc_id", "representative")) == [["1", "2"]]
+        assert sorted(_rows(r.rejects), key=str) == sorted(
+            [["3", "duplicate doc_id"], [None, "null doc_id"], ["5", "null text"]], key=str
+        )
+        assert r.counts["input"] == 6 and r.counts["rejected"] == 3
+        assert r.pairs is None and r.matches is None
+
+
+def test_empty_frame_gives_an_empty_result(spark) -> None:  # type: ignore[no-untyped-def]
+    with neardup_udfs.dedup(spark.createDataFrame([], "id string, text string")) as r:
+        assert r.counts["input"] == 0 and r.kept.count() == 0
+
+
+def test_job_reads_and_writes_metastore_tables(spark, api_results, real, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    real.write.mode("overwrite").saveAsTable("copyrights")
+    prefix = "nd_"
+
+    def job(**settings: Any) -> dict[str, Any]:
+        out = tmp_path / "out"
+        config = load_config(str(ROOT / "conf/dedup.toml"), output=str(out), id_col="id",
+                             input_table="copyrights", output_table_prefix=prefix,
+                             **{"outputs": FOLDERS, **settings})  # fmt: skip
+        dedup_run.run(spark, config)
+        report: dict[str, Any] = json.loads((out / "report.json").read_text())
+        return report
+
+    report = job()
+    expected = api_results[report["engine"]["engine"]]
+    assert report["tables"] == {name: prefix + name for name in FOLDERS}
+    assert _rows(spark.table("nd_clusters")) == expected["clusters"]
+    assert _rows(spark.table("nd_pairs")) == expected["pairs"]
+    assert _rows(spark.table("nd_docs").select("id")) == expected["kept"]
+    assert not (tmp_path / "out" / "clusters").exists()  # tables instead of folders
+    props = {r[0]: r[1] for r in spark.sql("SHOW TBLPROPERTIES nd_clusters").collect()}
+    assert props[WRITTEN_BY] == "dedup"
+    # a rerun replaces its own tables and drops the ones it no longer writes
+    report = job(outputs=("docs", "clusters"))
+    assert not spark.catalog.tableExists("nd_pairs")
+    assert _rows(spark.table("nd_clusters")) == expected["clusters"]
+    # a table neardup did not write is never replaced
+    spark.createDataFrame([("keep me",)], "x string").write.saveAsTable("nd_rejects")
+    with pytest.raises(InputError, match=re.escape("table 'nd_rejects' exists and was not")):
+        job()
+    assert _rows(spark.table("nd_rejects")) == [["keep me"]]
+    with pytest.raises(InputError, match="input_table 'nope' does not exist"):
+        dedup_run.run(spark, load_config(output=str(tmp_path / "o2"), id_col="id",
+                                         input_table="nope"))  # fmt: skip
+    for table in ("copyrights", "nd_docs", "nd_clusters", "nd_rejects"):
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
