@@ -100,7 +100,10 @@ def test_threshold_derives_the_lsh_shape() -> None:
         ({"preset_options": {"w": 0}}, "option 'w' of preset 'semblance' must be in"),
         ({"colour": "red"}, "unknown config key 'colour'"),
         ({"input_table": "t"}, "config key 'id_col': a table's rows have no file"),
-        ({"input_table": "t", "id_col": "id", "input": "i", "output": "o"}, "give input or input_table"),
+        (
+            {"input_table": "t", "id_col": "id", "input": "i", "output": "o"},
+            "give input or input_table",
+        ),
         ({"input_table": "a b", "id_col": "id"}, "config key 'input_table': 'a b' is not a table"),
         ({"output_table_prefix": "x-"}, "config key 'output_table_prefix': 'x-' does not make"),
         (

@@ -210,7 +210,9 @@ def _no_job_runs(spark, call) -> Exception:  # type: ignore[no-untyped-def]
         ("id string, text string", {"update_index": True}, "batch_id: update_index"),
     ],
 )
-def test_bad_arguments_are_named_before_any_spark_job(spark, columns: str, kwargs, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_arguments_are_named_before_any_spark_job(  # type: ignore[no-untyped-def]
+    spark, columns: str, kwargs, message: str
+) -> None:
     df = spark.createDataFrame([], columns)
     err = _no_job_runs(spark, lambda: neardup_udfs.dedup(df, **kwargs))
     assert message in str(err)
