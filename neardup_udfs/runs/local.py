@@ -65,9 +65,9 @@ def local_refusal(config: DedupConfig, conf: Mapping[str, str]) -> str | None:
     Notes:
         It can when the engine is ``auto`` or ``local``, clustering is anchored, there is no
         ``against``, no table is read or written, the input is JSON lines, the master is
-        ``local`` / ``local[N]``, and the input, the output and the checkpoint directory are on the local filesystem (a path
-        without a scheme counts only where no Hadoop configuration could make another
-        filesystem the default).
+        ``local`` / ``local[N]``, and the input, the output and the checkpoint directory are
+        on the local filesystem (a path without a scheme counts only where no Hadoop
+        configuration could make another filesystem the default).
     """
     if config.engine not in ("auto", "local"):
         return f"config key engine = {config.engine!r}"
