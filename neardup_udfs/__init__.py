@@ -26,11 +26,13 @@ from neardup_udfs.presets import Pipeline, PresetError, preset_names, resolve
 __all__ = [
     "ConfigError",
     "DedupResult",
+    "ImagesResult",
     "InputError",
     "Pipeline",
     "PresetError",
     "__version__",
     "dedup",
+    "dedup_images",
     "functions",
     "fingerprint",
     "fingerprint_batch",
@@ -45,12 +47,14 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:  # the lazy names below, for type checkers
     from neardup_udfs import functions
     from neardup_udfs.io.readers import InputError
-    from neardup_udfs.library import DedupResult, dedup
+    from neardup_udfs.library import DedupResult, ImagesResult, dedup, dedup_images
     from neardup_udfs.settings import ConfigError
 
 _LAZY = {
     "ConfigError": "neardup_udfs.settings",
     "DedupResult": "neardup_udfs.library",
+    "ImagesResult": "neardup_udfs.library",
+    "dedup_images": "neardup_udfs.library",
     "InputError": "neardup_udfs.io.readers",
     "dedup": "neardup_udfs.library",
 }

@@ -15,11 +15,12 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import settings as settings_module
-from neardup_udfs.config import DedupConfig
+from neardup_udfs.config import DedupConfig, ImagesConfig
 from neardup_udfs.index.store import IndexStoreError
-from neardup_udfs.io.frames import check_columns
+from neardup_udfs.io.frames import check_columns, check_image_columns
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.storage import HadoopStorage
+from neardup_udfs.runs import images as images_run
 from neardup_udfs.runs.dedup import (
     Summary,
     checked_frame,
@@ -30,7 +31,7 @@ from neardup_udfs.runs.dedup import (
     update_index,
     verified_scores,
 )
-from neardup_udfs.runtime import Cache, StageClock, cached_run, report_of
+from neardup_udfs.runtime import Cache, StageClock, cached_run, counts_of, report_of
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -41,7 +42,7 @@ from neardup_udfs.schemas import (
 from neardup_udfs.session import is_connect
 from neardup_udfs.settings import ConfigError
 
-__all__ = ["FRAME_KEYS", "DedupResult", "dedup"]
+__all__ = ["FRAME_KEYS", "IMAGE_FRAME_KEYS", "DedupResult", "ImagesResult", "dedup", "dedup_images"]
 
 FRAME_KEYS = {
     "input": "dedup() reads the DataFrame it is given",
@@ -55,6 +56,15 @@ FRAME_KEYS = {
     "outputs": "pass pairs=True for the verified pairs; every other frame is always returned",
 }
 """Keys of the dedup job's config that name files or outputs, and what ``dedup`` does instead."""
+
+IMAGE_FRAME_KEYS = {
+    "input": "dedup_images() reads the DataFrame it is given",
+    "output": "dedup_images() returns DataFrames: write them with DataFrame.write",
+    "input_format": "dedup_images() reads the DataFrame it is given",
+    "warc_content_types": "applies to WARC files (the images job)",
+    "outputs": "pass pairs=True for the verified pairs; every other frame is always returned",
+}
+"""Keys of the images job's config that name files or outputs."""
 
 
 @dataclass
@@ -205,4 +215,103 @@ def _dedup(
         counts=dict(report["counts"]),
         report=report,
         _cache=run.cache,
+    )
+
+
+@dataclass
+class ImagesResult(DedupResult):
+    """What :func:`dedup_images` found: :class:`DedupResult`'s frames with ``path`` (the
+    image's id, as a string) in place of ``doc_id`` and ``distance`` (bits) as the score,
+    plus ``hashes``: ``path``, ``phash`` (16 hex digits), ``width``, ``height``,
+    ``format``, ``animated``, ``go_reference``, ``url`` (null), ``pipeline``. ``matches``
+    is always None."""
+
+    hashes: DataFrame
+
+
+def dedup_images(
+    df: DataFrame,
+    path_col: str = "path",
+    content_col: str = "content",
+    *,
+    pairs: bool = False,
+    **settings: Any,
+) -> ImagesResult:
+    """Near-duplicate images of ``df`` (encoded bytes in ``content_col``, ids in
+    ``path_col``) clustered by pHash: the same rows and report as the images job on the
+    same images, on a classic or a Spark Connect session.
+
+    ``settings`` are the images job's config keys (``max_distance``, ``representative``,
+    ``max_pixels``, ``max_bytes``, ...) except those that name files
+    (:data:`IMAGE_FRAME_KEYS`). A row with a null id, null content, content over
+    ``max_bytes`` or bytes that are not an image is a reject; an id given twice keeps one
+    row. Eager, held and released as :func:`dedup` is.
+
+    Raises:
+        ConfigError: an unknown or invalid setting, or a key that names files.
+        InputError: ``path_col`` or ``content_col`` is not a column, or the content is not
+            binary; before any Spark job runs.
+    """
+    for key in settings:
+        if key in IMAGE_FRAME_KEYS:
+            raise ConfigError(f"{key}: not a setting of dedup_images(df): {IMAGE_FRAME_KEYS[key]}")
+    config = settings_module.load(ImagesConfig, None, input="<DataFrame>", output="-", **settings)
+    check_image_columns(df, path_col, content_col)
+    spark = df.sparkSession
+    return cached_run(
+        spark,
+        "neardup images (DataFrame)",
+        config.checkpoint_dir,
+        lambda run: _dedup_images(spark, df, path_col, content_col, config, run, pairs),
+        {"spark.sql.execution.arrow.maxRecordsPerBatch": str(config.batch_images)},
+        hold=True,
+    )
+
+
+def _dedup_images(
+    spark: SparkSession,
+    df: DataFrame,
+    path_col: str,
+    content_col: str,
+    config: ImagesConfig,
+    run: Any,
+    want_pairs: bool,
+) -> ImagesResult:
+    clock = StageClock(images_run.log)
+    summary = images_run.Summary(pipeline=images_run.PIPELINE.id, seconds=clock.seconds)
+    images = images_run.images_of_frame(df, path_col, content_col, config.max_bytes)
+    found = images_run.cluster_images(spark, config, images, run, clock, summary)
+    with clock.stage("report"):
+        scores = verified_scores(found.pairs)
+    pipeline = images_run.PIPELINE
+    report = report_of(
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(pipeline.id, pipeline.version),
+        config=config,
+        input=summary.input_stats,
+        cluster_size_histogram={str(k): v for k, v in found.clustered.histogram.items()},
+        cluster=found.near.cluster_path,
+        hot_buckets=found.near.hot,
+        hamming=found.near.settings.hamming_scheme().describe(),
+        scores=scores,
+        spark=run.spark_report(spark),
+    )
+    path = images_run.PATH
+    reps = found.clusters.where(F.col(IS_REPRESENTATIVE)).select(F.col(path).alias("__path"))
+    kept = df.join(reps, F.col(path_col).cast("string") == F.col("__path"), "left_semi")
+    removed = found.clusters.where(~F.col(IS_REPRESENTATIVE)).select(
+        path, F.col(CLUSTER_ID).alias("representative"), DISTANCE
+    )
+    return ImagesResult(
+        kept=kept,
+        clusters=found.clusters,
+        removed=removed,
+        pairs=found.pairs if want_pairs else None,
+        rejects=found.rejects,
+        matches=None,
+        counts=dict(report["counts"]),
+        report=report,
+        _cache=run.cache,
+        hashes=found.hashes,
     )

@@ -16,8 +16,10 @@ import pandas as pd
 import pytest
 from image_edits import encode, scene, variants
 from PIL import Image
+from pyspark.sql import functions as F
 from warc_corpus import Crawl, CrawlWriter, record_id
 
+import neardup_udfs
 from neardup_udfs.config import ConfigError, load_images_config
 from neardup_udfs.io.input_files import HIDDEN_REASON
 from neardup_udfs.io.readers import InputError
@@ -485,3 +487,37 @@ def test_bad_settings_and_missing_input(spark, tmp_path) -> None:  # type: ignor
 
 def test_cli_exit_status(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert images_job.main(["--input", "x", "--output", str(tmp_path), "--max-distance", "99"]) == 2
+
+
+def test_dedup_images_of_a_frame_gives_the_jobs_rows(spark, photos, photos_run) -> None:  # type: ignore[no-untyped-def]
+    """``neardup_udfs.dedup_images`` on the same images as a DataFrame: the job's clusters,
+    pairs and hashes, the same rows rejected, and the caller's own rows kept."""
+    summary, out = photos_run
+    df = (
+        spark.read.format("binaryFile")
+        .option("recursiveFileLookup", "true")
+        .load(str(photos[0]))
+        .select(F.col("path").alias("uri"), F.col("content").alias("bytes"), "length")
+    )
+    with neardup_udfs.dedup_images(df, "uri", "bytes", pairs=True, max_pixels=5_000_000,
+                                   max_bytes=200_000) as r:  # fmt: skip
+        assert r.pairs is not None
+        for name, frame in (("clusters", r.clusters), ("pairs", r.pairs), ("hashes", r.hashes)):
+            written = spark.read.parquet(str(out / name))
+            assert sorted(frame.collect()) == sorted(written.collect()), name
+        job_rejects = spark.read.parquet(str(out / "rejects")).select("path").collect()
+        assert sorted(r.rejects.select("path").collect()) == sorted(job_rejects)
+        assert r.counts["kept"] == summary.kept and r.counts["removed"] == summary.removed
+        assert r.kept.columns == ["uri", "bytes", "length"]
+        assert r.kept.count() == summary.kept
+        assert r.removed.count() == summary.removed
+
+
+def test_dedup_images_names_bad_arguments(spark) -> None:  # type: ignore[no-untyped-def]
+    df = spark.createDataFrame([], "path string, content string")
+    with pytest.raises(InputError, match="content_col 'content' is string, not binary"):
+        neardup_udfs.dedup_images(df)
+    with pytest.raises(InputError, match="path_col 'file' is not a column"):
+        neardup_udfs.dedup_images(df, path_col="file")
+    with pytest.raises(ConfigError, match="input: not a setting of dedup_images"):
+        neardup_udfs.dedup_images(df, input="x")

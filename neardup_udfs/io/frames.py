@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyspark.sql import DataFrame
-from pyspark.sql.types import ArrayType, MapType, StringType, StructType
+from pyspark.sql.types import ArrayType, BinaryType, MapType, StringType, StructType
 
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.schemas import (
@@ -20,7 +20,7 @@ from neardup_udfs.schemas import (
     TEXT,
 )
 
-__all__ = ["RESERVED", "check_columns"]
+__all__ = ["RESERVED", "check_columns", "check_image_columns"]
 
 RESERVED = (DOC_ID, TEXT, REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE, SOURCE_LINE)
 """Column names the run adds to the rows it checks: an input column of one of these names
@@ -63,3 +63,29 @@ def check_columns(df: Any, id_col: str, text_col: str, order_col: str | None = N
 
 def _is_connect_frame(df: Any) -> bool:
     return type(df).__module__.startswith("pyspark.sql.connect")
+
+
+def check_image_columns(df: Any, path_col: str, content_col: str) -> None:
+    """InputError naming the argument at fault unless ``df`` is a pyspark DataFrame with
+    the columns ``path_col`` (a plain value: compared as a string) and ``content_col``
+    (binary: encoded image bytes). Reads the schema only."""
+    if not isinstance(df, DataFrame) and not _is_connect_frame(df):
+        raise InputError(f"expected a pyspark DataFrame, got {type(df).__name__}")
+    schema = df.schema
+    names = schema.fieldNames()
+    for role, name in (("path_col", path_col), ("content_col", content_col)):
+        if name not in names:
+            raise InputError(
+                f"{role} {name!r} is not a column of the DataFrame (columns: {', '.join(names)})"
+            )
+    content_type = schema[content_col].dataType
+    if not isinstance(content_type, BinaryType):
+        raise InputError(
+            f"content_col {content_col!r} is {content_type.simpleString()}, not binary (the "
+            "encoded image's bytes)"
+        )
+    path_type = schema[path_col].dataType
+    if isinstance(path_type, ArrayType | MapType | StructType):
+        raise InputError(
+            f"path_col {path_col!r} is {path_type.simpleString()}: ids are plain values"
+        )

@@ -30,7 +30,7 @@ from neardup_udfs.kernels.phash import ANIMATED, GO_REFERENCE_FORMATS
 from neardup_udfs.presets import resolve
 from neardup_udfs.report import image_report_page, thumbnail_uri
 from neardup_udfs.report.images import MEMBERS_SHOWN
-from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
+from neardup_udfs.runs.near import Clusters, NearCounts, NearDuplicates, NearSettings
 from neardup_udfs.runtime import (
     LostRecords,
     RunScope,
@@ -63,8 +63,11 @@ from neardup_udfs.udfs import image_hash_udf
 __all__ = [
     "EMPTY_FILE",
     "PIPELINE",
+    "ImagesFound",
     "Summary",
+    "cluster_images",
     "hash_images",
+    "images_of_frame",
     "near_settings",
     "read_images",
     "run",
@@ -209,7 +212,6 @@ def run(spark: SparkSession, config: ImagesConfig) -> Summary:
 
 
 def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
-    cache = run.cache
     clock = StageClock(log)
     summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
@@ -222,8 +224,80 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
         inputs=[("input", config.input)],
     )
 
+    found = cluster_images(spark, config, read_images(spark, config), run, clock, summary)
+    near, clustered, verified, good = found.near, found.clustered, found.pairs, found.good
+
+    with clock.stage("write"):
+        frames = {
+            "clusters": found.clusters,
+            "hashes": found.hashes,
+            "rejects": found.rejects,
+            "pairs": verified,
+        }
+        write_frames(store, config.output, frames, config.outputs, IMAGE_OUTPUTS)
+
+    with clock.stage("report"):  # the page's data: a Spark aggregate and a bounded sample
+        scores = score_summary(verified, DISTANCE, "verified pairs")
+        try:
+            shown = shown_images(clustered.clusters, good, config).toArrow()
+        except Exception as e:  # the outputs are written: a page without samples, not a failure
+            log.error("report.html shows no clusters (%s: %s)", type(e).__name__, e)
+            shown = None
+
+    write_report(
+        store,
+        config.output,
+        "images",
+        counts=counts_of(summary),
+        seconds=summary.seconds,
+        pipeline=(PIPELINE.id, PIPELINE.version),
+        config=config,
+        pages=[image_report_page(shown)],
+        input=summary.input_stats,
+        cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
+        cluster=near.cluster_path,
+        hot_buckets=near.hot,
+        hamming=near.settings.hamming_scheme().describe(),
+        scores=scores,
+        spark=run.spark_report(spark),
+    )
+    return summary
+
+
+@dataclass(frozen=True)
+class ImagesFound:
+    """An images run's results as frames, before anything is written
+    (:func:`cluster_images`)."""
+
+    clusters: DataFrame  # path, cluster_id, is_representative, distance
+    hashes: DataFrame  # path, phash (hex), width, height, format, animated, go_reference, url,
+    # pipeline
+    rejects: DataFrame  # path, reason
+    pairs: DataFrame  # a, b, distance: the verified pairs
+    good: DataFrame  # the hashed images: hash_images' columns
+    near: NearDuplicates
+    clustered: Clusters
+
+
+def cluster_images(
+    spark: SparkSession,
+    config: ImagesConfig,
+    images: DataFrame,
+    run: RunScope,
+    clock: StageClock,
+    summary: Summary,
+) -> ImagesFound:
+    """The images run between its read and its outputs, shared by the job and the library:
+    ``images`` (:func:`read_images`' columns) hashed, identical hashes grouped, pairs found
+    and clustered; ``summary`` holds the counts.
+
+    Raises:
+        LostRecords: unless every image is kept, removed as a near-duplicate of a kept one,
+            or rejected.
+    """
+    cache = run.cache
     with clock.stage("read + hash") as rows:
-        tagged = cache.keep(hash_images(read_images(spark, config), config))
+        tagged = cache.keep(hash_images(images, config))
         good = tagged.where(F.col(REASON).isNull()).drop(REASON)
         rejects = tagged.where(F.col(REASON).isNotNull()).select(PATH, REASON)
         accounted = tagged.select(
@@ -279,52 +353,46 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
             f"rejected {summary.rejected} != input (clustered {n_clustered} of {summary.hashed})"
         )
 
-    with clock.stage("write"):
-        hashes = good.select(
-            PATH,
-            to_hex(F.col(FINGERPRINT)).alias("phash"),
-            "width",
-            "height",
-            "format",
-            "animated",
-            "go_reference",
-            "url",
-            F.lit(PIPELINE.id).alias("pipeline"),  # stored values carry their pipeline id
-        )
-        frames = {
-            "clusters": clusters.select(PATH, CLUSTER_ID, IS_REPRESENTATIVE, DISTANCE),
-            "hashes": hashes,
-            "rejects": rejects,
-            "pairs": verified,
-        }
-        write_frames(store, config.output, frames, config.outputs, IMAGE_OUTPUTS)
-
-    with clock.stage("report"):  # the page's data: a Spark aggregate and a bounded sample
-        scores = score_summary(verified, DISTANCE, "verified pairs")
-        try:
-            shown = shown_images(clustered.clusters, good, config).toArrow()
-        except Exception as e:  # the outputs are written: a page without samples, not a failure
-            log.error("report.html shows no clusters (%s: %s)", type(e).__name__, e)
-            shown = None
-
-    write_report(
-        store,
-        config.output,
-        "images",
-        counts=counts_of(summary),
-        seconds=summary.seconds,
-        pipeline=(PIPELINE.id, PIPELINE.version),
-        config=config,
-        pages=[image_report_page(shown)],
-        input=summary.input_stats,
-        cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
-        cluster=near.cluster_path,
-        hot_buckets=near.hot,
-        hamming=near.settings.hamming_scheme().describe(),
-        scores=scores,
-        spark=run.spark_report(spark),
+    hashes = good.select(
+        PATH,
+        to_hex(F.col(FINGERPRINT)).alias("phash"),
+        "width",
+        "height",
+        "format",
+        "animated",
+        "go_reference",
+        "url",
+        F.lit(PIPELINE.id).alias("pipeline"),  # stored values carry their pipeline id
     )
-    return summary
+    return ImagesFound(
+        clusters.select(PATH, CLUSTER_ID, IS_REPRESENTATIVE, DISTANCE),
+        hashes,
+        rejects,
+        verified,
+        good,
+        near,
+        clustered,
+    )
+
+
+def images_of_frame(df: DataFrame, path_col: str, content_col: str, max_bytes: int) -> DataFrame:
+    """A DataFrame's images as :func:`read_images` gives a folder's: ``path`` (the id, as a
+    string), ``url`` (null), ``file`` (null: the bytes are in the frame), ``content``, and
+    ``read_error``: ``null path``, ``null content`` or ``content larger than N bytes``."""
+    content = F.col(content_col)
+    error = (
+        F.when(F.col(path_col).isNull(), F.lit("null path"))
+        .when(content.isNull(), F.lit("null content"))
+        .when(F.length(content) > max_bytes, F.lit(f"content larger than {max_bytes} bytes"))
+    )
+    return df.select(
+        F.col(path_col).cast("string").alias(PATH),
+        F.lit(None).cast("string").alias("url"),
+        F.lit(None).cast("string").alias("file"),
+        F.when(error.isNull(), content).alias("content"),
+        error.alias("read_error"),
+        F.lit(0).cast("bigint").alias("lost_bytes"),
+    )
 
 
 def shown_images(clusters: DataFrame, images: DataFrame, config: ImagesConfig) -> DataFrame:
