@@ -353,7 +353,7 @@ def test_anchor_simhash_equals_golden(
 ) -> None:
     """``simhash(..., "anchor")`` of every golden input the reference fingerprints, bytes
     and strings; the invalid UTF-8 input (no golden: the reference refuses it) gives the
-    documented lossy-decoding value of ``neardup_udfs.fingerprint``."""
+    documented lossy-decoding value of ``neardup_udfs.fingerprint``, its null text null."""
     rows = text_simhash_rows[1]
     doc = _load("generated-anchor-fingerprint.json")
     assert len(rows) == len(doc["inputs"])
@@ -364,6 +364,7 @@ def test_anchor_simhash_equals_golden(
         if want is None:
             data = bytes.fromhex(item["hex"])
             assert _u64(row["b_fp"]) == neardup_udfs.fingerprint(data, "anchor"), doc_id
+            assert item["text"] is None and row["s_fp"] is None, doc_id
             continue
         got = _hex(row["b_fp"])
         assert got == want, ("anchor", doc_id, want, got)
