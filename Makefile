@@ -194,6 +194,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python bench/bench_floor.py --docs 1334 --runs 3
 	@echo
+	$(BIN)/python bench/bench_library.py --runs 3
+	@echo
 	$(BIN)/python bench/bench_image_keys.py --images 100000 --subset 10000
 	@echo
 	$(BIN)/python bench/bench_clustering.py --json out/bench_clustering.json
