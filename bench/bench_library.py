@@ -52,22 +52,15 @@ def _dedup_frame(spark: Any, corpus: str, out: str) -> None:
     Path(out, "counts.json").write_text(json.dumps(counts), "utf-8")
 
 
-def api_only(corpus: str, out: str) -> int:
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.appName("neardup-bench-api").getOrCreate()
-    try:
-        _dedup_frame(spark, corpus, out)
-    finally:
-        spark.stop()
-    return 0
-
-
-def connect_only(corpus: str, out: str) -> int:
+def on_session(corpus: str, out: str, connect: bool) -> int:
+    """``_dedup_frame`` on a session of its own: spark-submit's (classic), or a local Spark
+    Connect server's."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
-    spark = SparkSession.builder.remote("local[2]").getOrCreate()
+    builder = SparkSession.builder
+    builder = builder.remote("local[2]") if connect else builder.appName("neardup-bench-api")
+    spark = builder.getOrCreate()
     try:
         _dedup_frame(spark, corpus, out)
     finally:
@@ -103,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--connect-only", nargs=2, metavar=("CORPUS", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.api_only:
-        return api_only(*args.api_only)
+        return on_session(*args.api_only, connect=False)
     if args.connect_only:
-        return connect_only(*args.connect_only)
+        return on_session(*args.connect_only, connect=True)
     corpus = load_or_build()
     WORK.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, list[float]] = {s: [] for s in SYSTEMS}

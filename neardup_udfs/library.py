@@ -9,7 +9,7 @@ checked rows this module builds from a DataFrame, and both go through
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -19,7 +19,7 @@ from neardup_udfs.config import DedupConfig, ImagesConfig
 from neardup_udfs.index.store import IndexStoreError
 from neardup_udfs.io.frames import check_columns, check_image_columns
 from neardup_udfs.io.readers import InputError
-from neardup_udfs.io.storage import HadoopStorage
+from neardup_udfs.io.storage import ArrowStorage, HadoopStorage, Storage, StorageError
 from neardup_udfs.runs import images as images_run
 from neardup_udfs.runs.dedup import (
     Summary,
@@ -31,7 +31,7 @@ from neardup_udfs.runs.dedup import (
     update_index,
     verified_scores,
 )
-from neardup_udfs.runtime import Cache, StageClock, cached_run, counts_of, report_of
+from neardup_udfs.runtime import Cache, StageClock, cached_run, report_of
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -41,6 +41,8 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.session import is_connect
 from neardup_udfs.settings import ConfigError
+
+C = TypeVar("C")
 
 __all__ = ["FRAME_KEYS", "IMAGE_FRAME_KEYS", "DedupResult", "ImagesResult", "dedup", "dedup_images"]
 
@@ -124,6 +126,10 @@ def dedup(
     ``representative``, ``order_col``, ``engine``, ...; see README "Configuration"), except
     those that name files (:data:`FRAME_KEYS`). ``pairs``: also return the verified pairs.
 
+    ``against`` (an index directory) also removes rows near an indexed document (listed in
+    ``matches``); on Spark Connect the client reads the index's manifest through pyarrow's
+    filesystem of that path, and ``update_index`` needs a classic session.
+
     The run is eager: it reads ``df`` once (persisted), counts every row into kept, removed
     or rejected, and raises ``LostRecords`` if they do not add up. Its frames stay persisted
     until ``result.release()`` or the end of ``with dedup(...) as result:``. The session
@@ -140,10 +146,11 @@ def dedup(
     config = frame_config(settings)
     check_columns(df, id_col, text_col, config.order_col)
     spark = df.sparkSession
-    if config.against and is_connect(spark):
+    if config.update_index and is_connect(spark):
         raise ConfigError(
-            "against: matching an index needs a classic session (the index's manifest is "
-            "read through Hadoop's FileSystem); on Spark Connect, run the dedup job"
+            "update_index: growing an index needs a classic session (its batch is committed "
+            "through Hadoop's FileSystem); on Spark Connect, match it (against) and add the "
+            "kept rows with the index job"
         )
     return cached_run(
         spark,
@@ -157,9 +164,6 @@ def dedup(
 def frame_config(settings: dict[str, Any]) -> DedupConfig:
     """The dedup config of ``dedup``'s ``settings``; ConfigError naming a key that names
     files, an unknown key or an invalid value."""
-    for key in settings:
-        if key in FRAME_KEYS:
-            raise ConfigError(f"{key}: not a setting of dedup(df): {FRAME_KEYS[key]}")
     if settings.get("update_index") and not settings.get("batch_id"):
         raise ConfigError("batch_id: update_index from dedup(df) needs the batch's id in the index")
     if settings.get("engine") == "local":
@@ -167,7 +171,30 @@ def frame_config(settings: dict[str, Any]) -> DedupConfig:
             "engine: 'local' reads JSON-lines files (the dedup job); dedup(df) runs on its "
             "session: use 'auto', 'driver' or 'spark'"
         )
-    return settings_module.load(DedupConfig, None, input="<DataFrame>", output="-", **settings)
+    return _frame_config(DedupConfig, settings, FRAME_KEYS, "dedup")
+
+
+def _removed(clusters: DataFrame, id_col: str, metric: str) -> DataFrame:
+    """Each removed row of ``clusters``: its id, ``representative`` and ``metric``."""
+    removed = clusters.where(~F.col(IS_REPRESENTATIVE))
+    return removed.select(id_col, F.col(CLUSTER_ID).alias("representative"), metric)
+
+
+def _frame_config(cls: type[C], settings: dict[str, Any], refused: dict[str, str], api: str) -> C:
+    """The config ``cls`` of a library call's ``settings``; ConfigError naming a key of
+    ``refused`` (keys that name files: why ``api`` takes none), an unknown key or an
+    invalid value."""
+    for key in settings:
+        if key in refused:
+            raise ConfigError(f"{key}: not a setting of {api}(df): {refused[key]}")
+    return settings_module.load(cls, None, input="<DataFrame>", output="-", **settings)
+
+
+def _index_store(spark: SparkSession, path: str | None) -> Storage:
+    """Where an index's manifest and batch listing are read: Hadoop's FileSystem on a
+    classic session; on Spark Connect (no JVM in this process) pyarrow's filesystem of
+    ``path``, which the client must reach; the index's rows are read by Spark either way."""
+    return ArrowStorage(path or "") if is_connect(spark) else HadoopStorage(spark)
 
 
 def _dedup(
@@ -183,8 +210,10 @@ def _dedup(
     clock = StageClock(log)
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
     try:
-        against = open_against(config, HadoopStorage(spark)) if config.against else None
-    except IndexStoreError as e:
+        against = (
+            open_against(config, _index_store(spark, config.against)) if config.against else None
+        )
+    except (IndexStoreError, StorageError) as e:
         raise InputError(str(e)) from None
     with clock.stage("read") as rows:
         read = checked_frame(spark, df, id_col, text_col, config, run.cache)
@@ -202,13 +231,10 @@ def _dedup(
                                       index=index))  # fmt: skip
     kept = done.docs if id_col == DOC_ID else done.docs.drop(DOC_ID)
     metric = SIMILARITY if SIMILARITY in done.clusters.columns else DISTANCE
-    removed = done.clusters.where(~F.col(IS_REPRESENTATIVE)).select(
-        DOC_ID, F.col(CLUSTER_ID).alias("representative"), metric
-    )
     return DedupResult(
         kept=kept,
         clusters=done.clusters,
-        removed=removed,
+        removed=_removed(done.clusters, DOC_ID, metric),
         pairs=done.pairs if want_pairs else None,
         rejects=done.rejects,
         matches=done.matches,
@@ -252,10 +278,7 @@ def dedup_images(
         InputError: ``path_col`` or ``content_col`` is not a column, or the content is not
             binary; before any Spark job runs.
     """
-    for key in settings:
-        if key in IMAGE_FRAME_KEYS:
-            raise ConfigError(f"{key}: not a setting of dedup_images(df): {IMAGE_FRAME_KEYS[key]}")
-    config = settings_module.load(ImagesConfig, None, input="<DataFrame>", output="-", **settings)
+    config = _frame_config(ImagesConfig, settings, IMAGE_FRAME_KEYS, "dedup_images")
     check_image_columns(df, path_col, content_col)
     spark = df.sparkSession
     return cached_run(
@@ -283,30 +306,15 @@ def _dedup_images(
     found = images_run.cluster_images(spark, config, images, run, clock, summary)
     with clock.stage("report"):
         scores = verified_scores(found.pairs)
-    pipeline = images_run.PIPELINE
-    report = report_of(
-        counts=counts_of(summary),
-        seconds=summary.seconds,
-        pipeline=(pipeline.id, pipeline.version),
-        config=config,
-        input=summary.input_stats,
-        cluster_size_histogram={str(k): v for k, v in found.clustered.histogram.items()},
-        cluster=found.near.cluster_path,
-        hot_buckets=found.near.hot,
-        hamming=found.near.settings.hamming_scheme().describe(),
-        scores=scores,
-        spark=run.spark_report(spark),
-    )
+    report = report_of(**images_run.images_report(config, summary, found, scores,
+                                                   run.spark_report(spark)))  # fmt: skip
     path = images_run.PATH
     reps = found.clusters.where(F.col(IS_REPRESENTATIVE)).select(F.col(path).alias("__path"))
     kept = df.join(reps, F.col(path_col).cast("string") == F.col("__path"), "left_semi")
-    removed = found.clusters.where(~F.col(IS_REPRESENTATIVE)).select(
-        path, F.col(CLUSTER_ID).alias("representative"), DISTANCE
-    )
     return ImagesResult(
         kept=kept,
         clusters=found.clusters,
-        removed=removed,
+        removed=_removed(found.clusters, path, DISTANCE),
         pairs=found.pairs if want_pairs else None,
         rejects=found.rejects,
         matches=None,

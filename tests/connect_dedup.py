@@ -1,10 +1,11 @@
 """Run by tests/test_library.py in a process of its own (a process holds one kind of
 session): ``neardup_udfs.dedup`` and the column functions on a local Spark Connect session.
 
-    python tests/connect_dedup.py INPUT.jsonl[.gz] OUT.json
+    python tests/connect_dedup.py INPUT.jsonl[.gz] OUT.json [INDEX]
 
 Writes the results as JSON: for each engine the clusters, kept ids, removed rows, pairs,
-rejects and counts; the column functions' values of the first rows; the session kind.
+rejects and counts; with INDEX, the same run against it (clusters, matches, kept); the
+column functions' values of the first rows; the session kind.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def rows(df: Any) -> list[list[Any]]:
     return sorted([list(r) for r in df.collect()], key=repr)
 
 
-def main(src: str, out: str) -> None:
+def main(src: str, out: str, index: str | None = None) -> None:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
@@ -42,6 +43,15 @@ def main(src: str, out: str) -> None:
                 "rejects": rows(r.rejects),
                 "counts": r.counts,
             }
+    if index is not None:
+        with neardup_udfs.dedup(df, engine="spark", against=index) as r:
+            assert r.matches is not None
+            found["against"] = {
+                "clusters": rows(r.clusters),
+                "matches": rows(r.matches),
+                "kept": rows(r.kept.select("id")),
+                "counts": r.counts,
+            }
     first = df.orderBy("id").limit(20)
     values = first.select(
         "id",
@@ -57,4 +67,4 @@ def main(src: str, out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

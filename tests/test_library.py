@@ -19,12 +19,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import neardup_udfs
-from neardup_udfs.config import load_config
+from neardup_udfs.config import load_config, load_index_config
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.tables import WRITTEN_BY
+from neardup_udfs.library import frame_config
 from neardup_udfs.runs import dedup as dedup_run
+from neardup_udfs.runs import index as index_run
 from neardup_udfs.runs.local import try_local
-from neardup_udfs.settings import ConfigError
+from neardup_udfs.settings import ConfigError, DeprecatedKey
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "text" / "debian_copyright.jsonl.gz"
@@ -110,12 +112,51 @@ def test_the_job_gives_the_same_rows_as_the_api(spark, api_results, tmp_path: Pa
         assert counts == expected["counts"], engine
 
 
-def test_connect_session_gives_the_same_rows_as_a_classic_one(api_results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def index(spark, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ignore[no-untyped-def]
+    """An index (jobs/index.py build) of every other real text."""
+    root = tmp_path_factory.mktemp("index")
+    lines = gzip.decompress(REAL.read_bytes()).decode("utf-8").splitlines()
+    src = root / "half.jsonl"
+    src.write_text("\n".join(lines[::2]) + "\n", encoding="utf-8")
+    config = load_index_config(str(ROOT / "conf/dedup.toml"), action="build",
+                               index=str(root / "index"), input=str(src), input_format="jsonl",
+                               id_col="id")  # fmt: skip
+    index_run.run(spark, config)
+    return root / "index"
+
+
+@pytest.fixture(scope="module")
+def against_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    with neardup_udfs.dedup(real, engine="spark", against=str(index)) as r:
+        assert r.matches is not None
+        return {
+            "clusters": _rows(r.clusters),
+            "matches": _rows(r.matches),
+            "kept": _rows(r.kept.select("id")),
+            "counts": r.counts,
+        }
+
+
+def test_against_an_index_removes_the_indexed_texts(against_results) -> None:  # type: ignore[no-untyped-def]
+    counts = against_results["counts"]
+    assert counts["index_matches"] >= 200  # every indexed text is in the frame again
+    assert counts["kept"] + counts["removed"] + counts["rejected"] == counts["input"] == 416
+    matched = {row[0] for row in against_results["matches"]}
+    kept = {row[0] for row in against_results["kept"]}
+    assert matched and not matched & kept
+
+
+def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[no-untyped-def]
+    api_results, against_results, index: Path, tmp_path: Path
+) -> None:
     """A local Spark Connect session (in a process of its own): the same rows on both
-    engines, and the column functions the same values as the kernels."""
+    engines and against an index, and the column functions the same values as the
+    kernels."""
     out = tmp_path / "connect.json"
+    script = str(ROOT / "tests" / "connect_dedup.py")
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "connect_dedup.py"), str(REAL), str(out)],
+        [sys.executable, script, str(REAL), str(out), str(index)],
         capture_output=True,
         text=True,
         timeout=900,
@@ -127,6 +168,7 @@ def test_connect_session_gives_the_same_rows_as_a_classic_one(api_results, tmp_p
         classic = api_results[engine]
         for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
             assert found[engine][key] == classic[key], (engine, key)
+    assert found["against"] == against_results
     texts = {}
     for line in gzip.open(REAL, "rt", encoding="utf-8"):
         row = json.loads(line)
@@ -287,3 +329,10 @@ def test_job_reads_and_writes_metastore_tables(spark, api_results, real, tmp_pat
                                          input_table="nope"))  # fmt: skip
     for table in ("copyrights", "nd_docs", "nd_clusters", "nd_rejects"):
         spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_renamed_keys_stay_aliases_with_a_warning() -> None:
+    """The settings' public names are an API: an old name still works, with a warning."""
+    with pytest.warns(DeprecatedKey, match="config key 'k' .* is deprecated: use 'max_distance'"):
+        config = frame_config({"method": "simhash", "k": 5})
+    assert config.max_distance == 5

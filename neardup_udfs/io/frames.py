@@ -32,26 +32,15 @@ def check_columns(df: Any, id_col: str, text_col: str, order_col: str | None = N
     or Connect) with the columns ``id_col`` (a plain value: compared as a string),
     ``text_col`` (a string) and ``order_col`` (when given), and no column of
     :data:`RESERVED` besides those. Reads the schema only."""
-    if not isinstance(df, DataFrame) and not _is_connect_frame(df):
-        raise InputError(f"expected a pyspark DataFrame, got {type(df).__name__}")
-    schema = df.schema  # the plan's schema: no Spark job runs
+    schema = _schema(df, (("id_col", id_col), ("text_col", text_col), ("order_col", order_col)))
     names = schema.fieldNames()
-    shown = ", ".join(names)
-    for role, name in (("id_col", id_col), ("text_col", text_col), ("order_col", order_col)):
-        if name is not None and name not in names:
-            raise InputError(f"{role} {name!r} is not a column of the DataFrame (columns: {shown})")
     text_type = schema[text_col].dataType
     if not isinstance(text_type, StringType):
         raise InputError(
             f"text_col {text_col!r} is {text_type.simpleString()}, not a string column: cast or "
             "decode it first"
         )
-    id_type = schema[id_col].dataType
-    if isinstance(id_type, ArrayType | MapType | StructType):
-        raise InputError(
-            f"id_col {id_col!r} is {id_type.simpleString()}: ids are plain values (strings, "
-            "numbers), compared as strings"
-        )
+    _plain_ids(schema, "id_col", id_col)
     for name in names:
         if name in RESERVED and name not in (id_col, text_col):
             raise InputError(
@@ -61,31 +50,40 @@ def check_columns(df: Any, id_col: str, text_col: str, order_col: str | None = N
             )
 
 
-def _is_connect_frame(df: Any) -> bool:
-    return type(df).__module__.startswith("pyspark.sql.connect")
+def _schema(df: Any, roles: tuple[tuple[str, str | None], ...]) -> StructType:
+    """``df``'s schema (the plan's: no Spark job runs); InputError unless ``df`` is a
+    pyspark DataFrame with each named column of ``roles`` (argument, column name)."""
+    connect = type(df).__module__.startswith("pyspark.sql.connect")
+    if not isinstance(df, DataFrame) and not connect:
+        raise InputError(f"expected a pyspark DataFrame, got {type(df).__name__}")
+    schema: StructType = df.schema
+    names = schema.fieldNames()
+    for role, name in roles:
+        if name is not None and name not in names:
+            shown = ", ".join(names)
+            raise InputError(f"{role} {name!r} is not a column of the DataFrame (columns: {shown})")
+    return schema
+
+
+def _plain_ids(schema: StructType, role: str, name: str) -> None:
+    """InputError unless column ``name`` holds plain values (ids are compared as strings)."""
+    found = schema[name].dataType
+    if isinstance(found, ArrayType | MapType | StructType):
+        raise InputError(
+            f"{role} {name!r} is {found.simpleString()}: ids are plain values (strings, "
+            "numbers), compared as strings"
+        )
 
 
 def check_image_columns(df: Any, path_col: str, content_col: str) -> None:
     """InputError naming the argument at fault unless ``df`` is a pyspark DataFrame with
     the columns ``path_col`` (a plain value: compared as a string) and ``content_col``
     (binary: encoded image bytes). Reads the schema only."""
-    if not isinstance(df, DataFrame) and not _is_connect_frame(df):
-        raise InputError(f"expected a pyspark DataFrame, got {type(df).__name__}")
-    schema = df.schema
-    names = schema.fieldNames()
-    for role, name in (("path_col", path_col), ("content_col", content_col)):
-        if name not in names:
-            raise InputError(
-                f"{role} {name!r} is not a column of the DataFrame (columns: {', '.join(names)})"
-            )
+    schema = _schema(df, (("path_col", path_col), ("content_col", content_col)))
     content_type = schema[content_col].dataType
     if not isinstance(content_type, BinaryType):
         raise InputError(
             f"content_col {content_col!r} is {content_type.simpleString()}, not binary (the "
             "encoded image's bytes)"
         )
-    path_type = schema[path_col].dataType
-    if isinstance(path_type, ArrayType | MapType | StructType):
-        raise InputError(
-            f"path_col {path_col!r} is {path_type.simpleString()}: ids are plain values"
-        )
+    _plain_ids(schema, "path_col", path_col)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,7 @@ __all__ = [
     "cluster_images",
     "hash_images",
     "images_of_frame",
+    "images_report",
     "near_settings",
     "read_images",
     "run",
@@ -225,7 +226,7 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
     )
 
     found = cluster_images(spark, config, read_images(spark, config), run, clock, summary)
-    near, clustered, verified, good = found.near, found.clustered, found.pairs, found.good
+    verified = found.pairs
 
     with clock.stage("write"):
         frames = {
@@ -239,7 +240,7 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
     with clock.stage("report"):  # the page's data: a Spark aggregate and a bounded sample
         scores = score_summary(verified, DISTANCE, "verified pairs")
         try:
-            shown = shown_images(clustered.clusters, good, config).toArrow()
+            shown = shown_images(found.clustered.clusters, found.good, config).toArrow()
         except Exception as e:  # the outputs are written: a page without samples, not a failure
             log.error("report.html shows no clusters (%s: %s)", type(e).__name__, e)
             shown = None
@@ -248,20 +249,34 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
         store,
         config.output,
         "images",
+        pages=[image_report_page(shown)],
+        **images_report(config, summary, found, scores, run.spark_report(spark)),
+    )
+    return summary
+
+
+def images_report(
+    config: ImagesConfig,
+    summary: Summary,
+    found: ImagesFound,
+    scores: Mapping[str, Any],
+    spark: Mapping[str, Any],
+) -> dict[str, Any]:
+    """What report.json says of an images run (``runtime.report_of``'s keywords)."""
+    near = found.near
+    return dict(
         counts=counts_of(summary),
         seconds=summary.seconds,
         pipeline=(PIPELINE.id, PIPELINE.version),
         config=config,
-        pages=[image_report_page(shown)],
         input=summary.input_stats,
-        cluster_size_histogram={str(k): v for k, v in clustered.histogram.items()},
+        cluster_size_histogram={str(k): v for k, v in found.clustered.histogram.items()},
         cluster=near.cluster_path,
         hot_buckets=near.hot,
         hamming=near.settings.hamming_scheme().describe(),
-        scores=scores,
-        spark=run.spark_report(spark),
+        scores=dict(scores),
+        spark=dict(spark),
     )
-    return summary
 
 
 @dataclass(frozen=True)
