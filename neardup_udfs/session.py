@@ -228,14 +228,16 @@ def spark_conf(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[Non
 @contextmanager
 def run_settings(spark: SparkSession) -> Iterator[None]:
     """For the ``with`` block (one run): what the run fits (:func:`fit_shuffle_partitions`,
-    :func:`fit_adaptive`) applies; afterwards the session's own values are back, so a
-    second run in the same session fits its own input again."""
-    before = {key: spark.conf.get(key) for key in (SHUFFLE_PARTITIONS, ADAPTIVE)}
+    :func:`fit_adaptive`) applies; afterwards the session's own values are back (a key the
+    session had not set is unset again), so a second run in the same session fits its own
+    input again."""
+    given = spark.conf.getAll  # the keys set in this session (a default is not listed)
+    before = {key: given.get(key) for key in (SHUFFLE_PARTITIONS, ADAPTIVE)}
     try:
         yield
     finally:
         for key, value in before.items():
-            if value is None:  # never: both have defaults
+            if value is None:  # unset before: unset again, not set to its default
                 spark.conf.unset(key)
             else:
                 spark.conf.set(key, value)

@@ -31,6 +31,7 @@ def main(src: str, out: str, index: str | None = None) -> None:
     spark = SparkSession.builder.remote("local[2]").getOrCreate()
     found: dict[str, Any] = {"session": type(spark).__module__}
     df = spark.read.json(src)
+    conf_before = dict(spark.conf.getAll)
     for engine in ("spark", "driver"):
         with neardup_udfs.dedup(df, engine=engine, pairs=True) as r:
             assert r.pairs is not None
@@ -43,6 +44,10 @@ def main(src: str, out: str, index: str | None = None) -> None:
                 "rejects": rows(r.rejects),
                 "counts": r.counts,
             }
+    conf_after = dict(spark.conf.getAll)
+    found["conf_changed"] = sorted(
+        k for k in conf_before.keys() | conf_after.keys() if conf_before.get(k) != conf_after.get(k)
+    )
     if index is not None:
         with neardup_udfs.dedup(df, engine="spark", against=index) as r:
             assert r.matches is not None

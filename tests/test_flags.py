@@ -37,7 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # keys of conf/dedup.toml that index.py takes no flag for: the dedup job's own index keys
 # (refused: index.py has --index) and its outputs (the index job writes none)
-DEDUP_ONLY = frozenset({"against", "update_index", "outputs", "preset_options"})
+DEDUP_ONLY = frozenset(
+    {"against", "update_index", "outputs", "preset_options", "input_table", "output_table_prefix"}
+)
 TOML_ONLY = frozenset({"preset_options"})  # a table: no flag
 
 
@@ -75,6 +77,7 @@ JOBS = (
             "chaining_floor": CONNECTED,
             "no_chaining": CONNECTED,
             "update_index": {"against": "index/"},
+            "input_table": {"input": None, "id_col": "id"},
         },
         not_flags=TOML_ONLY,
     ),
