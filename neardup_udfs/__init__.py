@@ -30,6 +30,7 @@ __all__ = [
     "InputError",
     "Pipeline",
     "PresetError",
+    "QueryResult",
     "__version__",
     "dedup",
     "dedup_images",
@@ -37,6 +38,7 @@ __all__ = [
     "fingerprint",
     "fingerprint_batch",
     "preset_names",
+    "query_index",
     "resolve",
     "signature",
     "signature_batch",
@@ -47,7 +49,14 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:  # the lazy names below, for type checkers
     from neardup_udfs import functions
     from neardup_udfs.io.readers import InputError
-    from neardup_udfs.library import DedupResult, ImagesResult, dedup, dedup_images
+    from neardup_udfs.library import (
+        DedupResult,
+        ImagesResult,
+        QueryResult,
+        dedup,
+        dedup_images,
+        query_index,
+    )
     from neardup_udfs.settings import ConfigError
 
 _LAZY = {
@@ -55,6 +64,8 @@ _LAZY = {
     "DedupResult": "neardup_udfs.library",
     "ImagesResult": "neardup_udfs.library",
     "dedup_images": "neardup_udfs.library",
+    "QueryResult": "neardup_udfs.library",
+    "query_index": "neardup_udfs.library",
     "InputError": "neardup_udfs.io.readers",
     "dedup": "neardup_udfs.library",
 }

@@ -9,13 +9,14 @@ checked rows this module builds from a DataFrame, and both go through
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import settings as settings_module
 from neardup_udfs.config import DedupConfig, ImagesConfig
+from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
 from neardup_udfs.io.frames import check_columns, check_image_columns
 from neardup_udfs.io.readers import InputError
@@ -41,10 +42,23 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.session import is_connect
 from neardup_udfs.settings import ConfigError
+from neardup_udfs.stages.fingerprint import sketch
+from neardup_udfs.stages.index import IndexReader, query_near, query_similar
+from neardup_udfs.stages.normalize import prepare
 
 C = TypeVar("C")
 
-__all__ = ["FRAME_KEYS", "IMAGE_FRAME_KEYS", "DedupResult", "ImagesResult", "dedup", "dedup_images"]
+__all__ = [
+    "FRAME_KEYS",
+    "IMAGE_FRAME_KEYS",
+    "DedupResult",
+    "Held",
+    "ImagesResult",
+    "QueryResult",
+    "dedup",
+    "dedup_images",
+    "query_index",
+]
 
 FRAME_KEYS = {
     "input": "dedup() reads the DataFrame it is given",
@@ -70,7 +84,25 @@ IMAGE_FRAME_KEYS = {
 
 
 @dataclass
-class DedupResult:
+class Held:
+    """Frames a library call computed from frames it keeps persisted until :meth:`release`
+    (or the end of a ``with`` block); use them before that."""
+
+    _cache: Cache = field(repr=False)
+
+    def release(self) -> None:
+        """Unpersist every frame the call kept; its frames must not be used after."""
+        self._cache.release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+@dataclass
+class DedupResult(Held):
     """What :func:`dedup` found. Its frames are computed from frames the run keeps persisted
     until :meth:`release` (or the end of a ``with`` block); use them before that.
 
@@ -98,17 +130,6 @@ class DedupResult:
     matches: DataFrame | None
     counts: dict[str, int]
     report: dict[str, Any]
-    _cache: Cache = field(repr=False)
-
-    def release(self) -> None:
-        """Unpersist every frame the run kept; the result's frames must not be used after."""
-        self._cache.release()
-
-    def __enter__(self) -> DedupResult:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
 
 
 def dedup(
@@ -216,7 +237,7 @@ def _dedup(
     except (IndexStoreError, StorageError) as e:
         raise InputError(str(e)) from None
     with clock.stage("read") as rows:
-        read = checked_frame(spark, df, id_col, text_col, config, run.cache)
+        read = checked_frame(spark, df, id_col, text_col, config.max_text_bytes, run.cache)
         summary.input, summary.rejected = read.rows, read.n_rejected
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = summary.input, read.n_good
@@ -323,3 +344,76 @@ def _dedup_images(
         _cache=run.cache,
         hashes=found.hashes,
     )
+
+
+@dataclass
+class QueryResult(Held):
+    """What :func:`query_index` found, held as :class:`DedupResult`'s frames are.
+
+    ``results``: ``query_id`` (the row's id, as a string), ``rank`` (1 = nearest),
+    ``doc_id`` (the indexed document) and ``distance`` (a SimHash index: every indexed
+    document within the distance) or ``similarity`` (a MinHash index: the ``top`` most
+    similar); the same rows as ``jobs/index.py query`` writes to ``results/``.
+    ``rejects``: ``doc_id``, ``reason``: rows that could not be queried.
+    ``counts``: ``input``, ``rejected``, ``queries``, ``results``, ``index_documents``.
+    """
+
+    results: DataFrame
+    rejects: DataFrame
+    counts: dict[str, int]
+
+
+def query_index(
+    df: DataFrame,
+    index: str,
+    id_col: str = "id",
+    text_col: str = "text",
+    *,
+    top: int = 10,
+    max_distance: int | None = None,
+    max_text_bytes: int = 10_000_000,
+) -> QueryResult:
+    """Each row of ``df`` looked up in the index at ``index`` (built by ``jobs/index.py``):
+    the index job's ``query`` on a DataFrame, on a classic or a Spark Connect session (on
+    Connect the client reads the index's manifest through pyarrow's filesystem of
+    ``index``; Spark reads its rows). ``top``: results per query of a MinHash index;
+    ``max_distance``: a SimHash index's search distance (default and ceiling: the index's).
+
+    Raises:
+        InputError: a missing or damaged index, or a bad column (as :func:`dedup`), before
+            any Spark job runs.
+    """
+    check_columns(df, id_col, text_col)
+    if top < 1 or (max_distance is not None and max_distance < 0) or max_text_bytes < 1:
+        raise ConfigError("top and max_text_bytes must be positive, max_distance not negative")
+    spark = df.sparkSession
+    try:
+        manifest = index_store.check_index(index, _index_store(spark, index))
+    except (IndexStoreError, StorageError) as e:
+        raise InputError(str(e)) from None
+    pipeline = index_store.pipeline_of(manifest)
+    limit = int(manifest.shape.get("k", 0)) if manifest.kind == "simhash" else 0
+    distance = limit if max_distance is None else min(max_distance, limit)
+
+    def body(run: Any) -> QueryResult:
+        read = checked_frame(spark, df, id_col, text_col, max_text_bytes, run.cache)
+        queries = sketch(prepare(read.good, pipeline), pipeline)
+        reader = IndexReader(spark, index, manifest)
+        results = (
+            query_near(reader, queries.withColumnRenamed(DOC_ID, "query_id"), distance)
+            if manifest.kind == "simhash"
+            else query_similar(
+                reader, queries.withColumnRenamed(DOC_ID, "query_id"), top, run.cache.keep
+            )
+        )
+        results, n_results = run.cache.materialize(results)
+        counts = {
+            "input": read.rows,
+            "rejected": read.n_rejected,
+            "queries": read.n_good,
+            "results": n_results,
+            "index_documents": manifest.documents,
+        }
+        return QueryResult(_cache=run.cache, results=results, rejects=read.rejects, counts=counts)
+
+    return cached_run(spark, f"neardup query {index} (DataFrame)", None, body, hold=True)

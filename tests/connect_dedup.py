@@ -57,6 +57,8 @@ def main(src: str, out: str, index: str | None = None) -> None:
                 "kept": rows(r.kept.select("id")),
                 "counts": r.counts,
             }
+        with neardup_udfs.query_index(df, index, top=3) as q:
+            found["query"] = {"results": rows(q.results), "counts": q.counts}
     first = df.orderBy("id").limit(20)
     values = first.select(
         "id",

@@ -141,6 +141,34 @@ def against_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-unt
         }
 
 
+@pytest.fixture(scope="module")
+def query_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    with neardup_udfs.query_index(real, str(index), top=3) as q:
+        return {"results": _rows(q.results), "counts": q.counts}
+
+
+def test_query_index_gives_the_index_jobs_results(  # type: ignore[no-untyped-def]
+    spark, query_results, index: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "query"
+    config = load_index_config(str(ROOT / "conf/dedup.toml"), action="query", index=str(index),
+                               input=str(REAL), input_format="jsonl", id_col="id",
+                               output=str(out), top=3)  # fmt: skip
+    index_run.run(spark, config)
+    assert query_results["results"] == _parquet_rows(out / "results")
+    counts = query_results["counts"]
+    assert counts["queries"] == counts["input"] == 416 and counts["index_documents"] == 208
+    best = {r[0]: r[3] for r in query_results["results"] if r[1] == 1}
+    indexed = {json.loads(line)["id"] for line in gzip.open(REAL, "rt").readlines()[::2]}
+    assert indexed <= best.keys()  # every indexed text finds something
+    # semblance's Forest ranks by shared prefix depth, not by similarity: an indexed text
+    # need not come first, but almost all do (197 of 208 here; the job gives the same rows)
+    assert sum(best[doc] == 1.0 for doc in indexed) >= 190
+    with pytest.raises(InputError, match="no index at"):
+        neardup_udfs.query_index(spark.createDataFrame([], "id string, text string"),
+                                 str(tmp_path / "none"))  # fmt: skip
+
+
 def test_against_an_index_removes_the_indexed_texts(against_results) -> None:  # type: ignore[no-untyped-def]
     counts = against_results["counts"]
     assert counts["index_matches"] >= 200  # every indexed text is in the frame again
@@ -151,7 +179,7 @@ def test_against_an_index_removes_the_indexed_texts(against_results) -> None:  #
 
 
 def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[no-untyped-def]
-    api_results, against_results, index: Path, tmp_path: Path
+    api_results, against_results, query_results, index: Path, tmp_path: Path
 ) -> None:
     """A local Spark Connect session (in a process of its own): the same rows on both
     engines and against an index, and the column functions the same values as the
@@ -173,6 +201,7 @@ def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[n
         for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
             assert found[engine][key] == classic[key], (engine, key)
     assert found["against"] == against_results
+    assert found["query"] == query_results
     texts = {}
     for line in gzip.open(REAL, "rt", encoding="utf-8"):
         row = json.loads(line)

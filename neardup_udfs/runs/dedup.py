@@ -219,8 +219,8 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
         if config.input_table:  # a table: read as the library reads a DataFrame
             table = read_table(spark, config.input_table)
             check_columns(table, config.id_col or "", config.text_col, config.order_col)
-            read = checked_frame(spark, table, config.id_col or "", config.text_col, config,
-                                 run.cache)  # fmt: skip
+            read = checked_frame(spark, table, config.id_col or "", config.text_col,
+                                 config.max_text_bytes, run.cache)  # fmt: skip
         else:
             read = read_checked(spark, config, run.cache)
         summary.input, summary.rejected = read.rows, read.n_rejected
@@ -330,14 +330,15 @@ def checked_frame(
     df: DataFrame,
     id_col: str,
     text_col: str,
-    config: DedupConfig,
+    max_text_bytes: int,
     cache: Cache,
 ) -> Checked:
     """The rows of ``df`` (columns checked by ``io.frames.check_columns``), their ids as
     strings, split into accepted rows and rejects (``runtime.check_rows``): the read stage
-    of the library's ``dedup(df)`` and of the job's ``input_table``."""
+    of the library's ``dedup(df)`` and ``query_index(df)`` and of the job's
+    ``input_table``."""
     raw = df.withColumn(DOC_ID, F.col(id_col).cast("string"))
-    return check_rows(spark, raw, text_col, config.max_text_bytes, cache)
+    return check_rows(spark, raw, text_col, max_text_bytes, cache)
 
 
 def verified_scores(pairs: DataFrame) -> dict[str, Any]:
