@@ -117,7 +117,8 @@ class DedupResult(Held):
     ``rejects``: ``doc_id``, ``reason``: the rows that could not be deduplicated (a null id,
     a null or oversized text, a repeated id).
     ``matches``: with ``against``, the rows removed as near an indexed document
-    (``doc_id``, ``indexed_id``, ``indexed_batch``, ``score``), else None.
+    (``doc_id``, ``indexed_id``, ``indexed_batch``, ``similarity`` or ``distance``), else
+    None.
     ``counts``: input = kept + removed + rejected, and the run's other counts.
     ``report``: what the dedup job's report.json says of the same run.
     """
