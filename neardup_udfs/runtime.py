@@ -37,6 +37,7 @@ from neardup_udfs.session import (
     JobCount,
     fit_adaptive,
     fit_shuffle_partitions,
+    is_connect,
     lineage_cuts,
     run_settings,
 )
@@ -271,11 +272,16 @@ def check_rows(
     (``session.fit_shuffle_partitions``, ``session.fit_adaptive``; call it inside
     ``session.run_settings``). No rows at all raise :class:`EmptyInput` naming ``name``
     unless ``allow_empty``."""
-    partitions = fit_shuffle_partitions(spark, raw, size)
+    # Spark Connect shows no plan statistics: a frame of unknown size is fitted once its
+    # first pass has counted its text (that pass runs on the session's own partitions)
+    unknown = size is None and is_connect(spark)
+    partitions = {} if unknown else fit_shuffle_partitions(spark, raw, size)
     split = split_rejects(raw, text_col, max_text_bytes)
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
     counts, text_bytes = _counted(split.tagged)
     n_good = counts.pop(None, 0)
+    if unknown:
+        partitions = fit_shuffle_partitions(spark, raw, int(text_bytes or 0))
     partitions.update(fit_adaptive(spark, text_bytes))
     rejects = split.rejects
     if any(counts.get(r) for r in LINE_REASONS):  # named by file and line, not by a null id

@@ -43,6 +43,7 @@ def main(src: str, out: str, index: str | None = None) -> None:
                 "pairs": rows(r.pairs),
                 "rejects": rows(r.rejects),
                 "counts": r.counts,
+                "spark": r.report["spark"],
             }
     conf_after = dict(spark.conf.getAll)
     found["conf_changed"] = sorted(

@@ -197,6 +197,8 @@ def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[n
     assert found["session"].startswith("pyspark.sql.connect")
     assert found["conf_changed"] == []  # two runs released: the session's conf as before
     for engine in ("spark", "driver"):
+        said = found[engine]["spark"]  # fitted once the first pass counted the text
+        assert said["shuffle_partitions_from"] == "input size" and said["jobs"] is None
         classic = api_results[engine]
         for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
             assert found[engine][key] == classic[key], (engine, key)
