@@ -53,8 +53,7 @@ def check_columns(df: Any, id_col: str, text_col: str, order_col: str | None = N
 def _schema(df: Any, roles: tuple[tuple[str, str | None], ...]) -> StructType:
     """``df``'s schema (the plan's: no Spark job runs); InputError unless ``df`` is a
     pyspark DataFrame with each named column of ``roles`` (argument, column name)."""
-    connect = type(df).__module__.startswith("pyspark.sql.connect")
-    if not isinstance(df, DataFrame) and not connect:
+    if not isinstance(df, DataFrame):  # a Connect DataFrame is one too (pyspark 4)
         raise InputError(f"expected a pyspark DataFrame, got {type(df).__name__}")
     schema: StructType = df.schema
     names = schema.fieldNames()
