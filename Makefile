@@ -58,7 +58,7 @@ boilerplate: $(STAMP)
 		t['passage'] = t['passage'].str.replace('\n', ' ').str.slice(0, 70); \
 		print(t.sort_values(['docs', 'length'], ascending=False).to_string(index=False))"
 
-## make images INPUT=... OUTPUT=... [ARGS="-k 8 ..."]: the images job, local mode
+## make images INPUT=... OUTPUT=... [ARGS="--max-distance 8 ..."]: the images job, local mode
 images: $(STAMP)
 	$(SPARK_SUBMIT) jobs/images.py --config conf/images.toml --input $(INPUT) --output $(OUTPUT) $(ARGS)
 
@@ -66,7 +66,7 @@ images: $(STAMP)
 fingerprint: $(STAMP)
 	$(SPARK_SUBMIT) jobs/fingerprint.py --input $(INPUT) --output $(OUTPUT) $(ARGS)
 
-## make package: cluster artifacts in dist/ (README "Running on a cluster"): the wheel, a
+## make package: cluster artifacts in dist/ (docs/cluster.md): the wheel, a
 ## --py-files zip of neardup_udfs, and a venv-pack archive of a runtime env (build/env)
 .PHONY: package
 VERSION  := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' pyproject.toml)
@@ -120,7 +120,7 @@ test: $(STAMP)
 	@# cost more than it computes, so two JVMs overlap their waits (docs/design-notes.md)
 	$(BIN)/python -m pytest -q -m "not e2e" -n 2 --dist worksteal
 
-## make test-fast: every test that needs no JVM (kernels, config, flags, CLI, README, layout)
+## make test-fast: every test that needs no JVM (kernels, config, flags, CLI, README and docs, layout)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not spark and not e2e"
 

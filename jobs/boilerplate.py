@@ -6,7 +6,7 @@ and write the documents without it.
 
 Parses the arguments and calls ``neardup_udfs.runs.boilerplate.run``, which writes under DIR:
 regions/, cleaned/, boilerplate_top/, rejects/, report.json, and _MANIFEST.json last (the
-success marker). See README "Boilerplate job".
+success marker). See docs/jobs.md "Boilerplate job".
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 
 from neardup_udfs.config import BoilerplateConfig
 from neardup_udfs.runs.boilerplate import Summary, run
-from neardup_udfs.runtime import Job
+from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "describe", "main", "run"]
 

@@ -9,7 +9,7 @@ under DIR:
 docs/, clusters/, rejects/, samples/ (and pairs/ when asked), report.json, report.html and
 _MANIFEST.json last (the success marker). With ``--against INDEX``: documents near an
 indexed one are removed too and listed in matches/; ``--update-index`` then appends the
-kept documents to INDEX. See README "Dedup job", "Index".
+kept documents to INDEX. See docs/jobs.md "Dedup job", docs/persistent-index.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 from neardup_udfs.config import DedupConfig
 from neardup_udfs.runs.dedup import Summary, format_summary, run
 from neardup_udfs.runs.local import try_local
-from neardup_udfs.runtime import Job
+from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "format_summary", "main", "run"]
 

@@ -14,7 +14,7 @@ import sys
 
 from neardup_udfs.config import FingerprintConfig
 from neardup_udfs.runs.fingerprint import Summary, run
-from neardup_udfs.runtime import Job
+from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "main", "run"]
 

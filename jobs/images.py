@@ -5,12 +5,12 @@
 
 Parses the arguments and calls ``neardup_udfs.runs.images.run``: every file under --input
 (``files``, Spark's binaryFile source) or the image records of WARC files (``warc``) is
-hashed with fingerprint's pHash; the pairs within ``k`` bits (found through the k+1 block
-keys: no false negatives) are verified and clustered, and one representative per cluster
-is kept (the largest pixel count, then the smallest path). Writes under DIR: clusters/
-(path, cluster_id, is_representative, distance), hashes/ (path, phash hex, width, height,
-format, animated, go_reference, url, pipeline), rejects/ (path, reason), pairs/ when asked,
-report.json, report.html and, last, _MANIFEST.json.
+hashed with fingerprint's pHash; the pairs within ``max_distance`` bits (candidates from the
+keys of ``ImagesConfig.hamming_scheme``) are verified and clustered, and one representative
+per cluster is kept (the largest pixel count, then the smallest path). Writes under DIR:
+clusters/ (path, cluster_id, is_representative, distance), hashes/ (path, phash hex, width,
+height, format, animated, go_reference, url, pipeline), rejects/ (path, reason), pairs/ when
+asked, report.json, report.html and, last, _MANIFEST.json.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 
 from neardup_udfs.config import ImagesConfig
 from neardup_udfs.runs.images import Summary, run
-from neardup_udfs.runtime import Job
+from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "main", "run"]
 

@@ -2,12 +2,13 @@
 
     spark-submit jobs/index.py build --input PATH --index DIR [method flags] [--batch-id ID]
     spark-submit jobs/index.py add   --input PATH --index DIR [method flags] [--batch-id ID]
-    spark-submit jobs/index.py query --queries PATH --index DIR --output OUT [-k K | --top N]
+    spark-submit jobs/index.py query --queries PATH --index DIR --output OUT \\
+        [--max-distance D | --top N]
 
 Parses the arguments and calls ``neardup_udfs.runs.index.run``. build creates DIR (an error
 if it already holds an index); add appends a batch atomically (a batch id already committed
 is a no-op). query writes OUT/results/ (query_id, rank, doc_id, distance | similarity),
-OUT/rejects/, report.json and _MANIFEST.json. See README "Index".
+OUT/rejects/, report.json and _MANIFEST.json. See docs/persistent-index.md.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 
 from neardup_udfs.config import INDEX_ACTIONS, IndexConfig
 from neardup_udfs.runs.index import Summary, run
-from neardup_udfs.runtime import Job
+from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "describe", "main", "run"]
 
@@ -41,7 +42,7 @@ def own_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queries", dest="input", help="query: the query documents (= --input)")
 
 
-# every key of IndexConfig is a flag but the dedup job's own against/update_index
+# every key of IndexConfig is a flag (the action: the first argument); its file is dedup's
 JOB = Job(
     "index.py",
     "A persistent near-duplicate index.",
@@ -49,7 +50,6 @@ JOB = Job(
     "conf/dedup.toml",
     run,
     describe,
-    skip=("against", "update_index", "input_table", "output_table_prefix"),
     extend=own_arguments,
 )
 

@@ -6,7 +6,7 @@ between the pairs of a dedup run, or between query documents and a corpus (prove
     spark-submit ... jobs/spans.py --input CORPUS --query QUERIES --output DIR
 
 Parses the arguments and calls ``neardup_udfs.runs.spans.run``, which writes under DIR:
-spans/, pair_summary/, rejects/, report.json, and _MANIFEST.json last. See README
+spans/, pair_summary/, rejects/, report.json, and _MANIFEST.json last. See docs/jobs.md
 "Spans job".
 """
 
@@ -16,7 +16,7 @@ import sys
 
 from neardup_udfs.config import SpansConfig
 from neardup_udfs.runs.spans import Summary, run
-from neardup_udfs.runtime import Job
+from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "describe", "main", "run"]
 

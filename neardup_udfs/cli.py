@@ -17,7 +17,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -44,6 +44,36 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"neardup: error: {message}\n")
+
+
+class _OldFlag(argparse.Action):
+    """A flag's deprecated old name: it sets what the new flag sets, after a line on stderr
+    naming the new flag."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, new: str, **kw: Any) -> None:
+        super().__init__(option_strings, dest, help=f"deprecated: {new}", **kw)
+        self.new = new
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        _say([f"{option_string} is deprecated: use {self.new}"])
+        setattr(namespace, self.dest, values)
+
+
+def _renamed_flag(
+    p: argparse.ArgumentParser, new: str, old: str, *, required: bool = False, **kw: Any
+) -> None:
+    """The flag ``new`` (argparse ``kw``) and its old name ``old``, which still works
+    (:class:`_OldFlag`); giving both is an error; ``required``: one of them must be given."""
+    both = p.add_mutually_exclusive_group(required=required)
+    dest = both.add_argument(new, **kw).dest
+    same: dict[str, Any] = {"type": kw.get("type"), "metavar": kw.get("metavar")}
+    both.add_argument(old, dest=dest, action=_OldFlag, new=new, default=argparse.SUPPRESS, **same)
 
 
 @dataclass
@@ -142,13 +172,24 @@ def read_inputs(paths: Sequence[str], stdin: TextIO | None = None) -> Inputs:
     return out
 
 
-_PIPELINE_OPTIONS = ("char", "word", "w", "k", "seed", "bands", "rows", "threshold")
+# the preset option each flag sets, by the flag's dest (--num-perm sets the preset's k,
+# --shingle-words its w)
+_PIPELINE_OPTIONS = {
+    "char": "char",
+    "word": "word",
+    "shingle_words": "w",
+    "num_perm": "k",
+    "seed": "seed",
+    "bands": "bands",
+    "rows": "rows",
+    "threshold": "threshold",
+}
 
 
 def _pipeline(args: argparse.Namespace) -> Pipeline:
     """The pipeline named on the command line; only the options the user gave are passed."""
-    options = {o: getattr(args, o, None) for o in _PIPELINE_OPTIONS}
-    return resolve(args.preset, **{k: v for k, v in options.items() if v is not None})
+    options = {o: getattr(args, dest, None) for dest, o in _PIPELINE_OPTIONS.items()}
+    return resolve(args.preset, **{o: v for o, v in options.items() if v is not None})
 
 
 def _hex_list(values: Any) -> list[str]:
@@ -185,34 +226,41 @@ def _report(inputs: Inputs) -> int:
     return _report_errors(inputs.errors)
 
 
+def _emit(lines: Iterable[str], inputs: Inputs) -> int:
+    """Each of ``lines`` on stdout, as it comes, then the notices and errors of ``inputs``
+    on stderr; the exit status (:func:`_report`)."""
+    out = sys.stdout
+    for line in lines:
+        out.write(f"{line}\n")
+    out.flush()
+    return _report(inputs)
+
+
+def _json(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False)
+
+
 def _cmd_fingerprint(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     inputs = read_inputs(args.paths)
-    out = sys.stdout
-    for doc_id, fp in _fingerprinted(pipeline, inputs):
-        out.write(f"{format_hex(fp)}\t{doc_id}\n")
-    out.flush()
-    return _report(inputs)
+    fps = _fingerprinted(pipeline, inputs)
+    return _emit((f"{format_hex(fp)}\t{doc_id}" for doc_id, fp in fps), inputs)
 
 
 def _cmd_cluster(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     inputs = read_inputs(args.paths)
-    index = hamming_index.Index(args.distance)
+    index = hamming_index.Index(args.max_distance)
     for doc_id, fp in _fingerprinted(pipeline, inputs):
         index.add(doc_id, fp)
-    families = index.clusters(args.distance, args.min)
-    out = sys.stdout
-    out.write(
+    families = index.clusters(args.max_distance, args.min)
+    lines = [  # "at k=": ditto's CLI names the distance k
         f"{len(index)} document(s), {len(families)} near-duplicate cluster(s) at k={index.k}"
-        f" ({pipeline.id}):\n"
-    )
+        f" ({pipeline.id}):"
+    ]
     for i, family in enumerate(families, 1):
-        out.write(f"\n[{i}] {len(family)} members\n")
-        for doc_id in family:
-            out.write(f"  {doc_id}\n")
-    out.flush()
-    return _report(inputs)
+        lines += [f"\n[{i}] {len(family)} members", *(f"  {doc_id}" for doc_id in family)]
+    return _emit(lines, inputs)
 
 
 def _cmd_signature(args: argparse.Namespace) -> int:
@@ -220,18 +268,17 @@ def _cmd_signature(args: argparse.Namespace) -> int:
     inputs = read_inputs(args.paths)
     sigs = pipeline.signature_batch([d for _, d in inputs.docs])
     keys = pipeline.band_keys_batch(sigs)
-    out = sys.stdout
-    for (doc_id, _), sig, key in zip(inputs.docs, sigs, keys, strict=True):
-        record = {
+    records = (
+        {
             "id": doc_id,
             "preset": pipeline.id,
             "signature": _hex_list(sig),
             "band_keys": _hex_list(key),
             "empty": minhash.is_empty(sig),
         }
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    out.flush()
-    return _report(inputs)
+        for (doc_id, _), sig, key in zip(inputs.docs, sigs, keys, strict=True)
+    )
+    return _emit(map(_json, records), inputs)
 
 
 def _cmd_similarity(args: argparse.Namespace) -> int:
@@ -255,12 +302,11 @@ def _cmd_similarity(args: argparse.Namespace) -> int:
         "shared_band_keys": shared,
         "candidate": shared > 0,
     }
-    print(json.dumps(record, ensure_ascii=False))
-    return _report(inputs)
+    return _emit([_json(record)], inputs)
 
 
 def _positive_int(value: str) -> int:
-    """argparse type: an integer >= 1 (the error names the option: ``argument --k: ...``)."""
+    """argparse type: an integer >= 1 (the error names the option: ``argument --window: ...``)."""
     try:
         n = int(value)
     except ValueError:
@@ -272,14 +318,13 @@ def _positive_int(value: str) -> int:
 
 def _cmd_winnow(args: argparse.Namespace) -> int:
     inputs = read_inputs(args.paths)
-    out = sys.stdout
-    for doc_id, data in inputs.docs:
-        fp = winnow.text(data, args.k, args.w)
+
+    def record(doc_id: str, data: bytes) -> str:
+        fp = winnow.text(data, args.kgram_bytes, args.window)
         pairs = zip(fp.pos.tolist(), fp.hash.tolist(), strict=True)
-        prints = [f"{p}:{format_hex(h)}" for p, h in pairs]
-        out.write(json.dumps({"id": doc_id, "fingerprints": prints}, ensure_ascii=False) + "\n")
-    out.flush()
-    return _report(inputs)
+        return _json({"id": doc_id, "fingerprints": [f"{p}:{format_hex(h)}" for p, h in pairs]})
+
+    return _emit((record(doc_id, data) for doc_id, data in inputs.docs), inputs)
 
 
 def _cmd_overlaps(args: argparse.Namespace) -> int:
@@ -296,32 +341,29 @@ def _cmd_overlaps(args: argparse.Namespace) -> int:
         errors.extend(inputs.errors)
     if errors:
         return _report_errors(errors)
-    a, b = docs
-    out = sys.stdout
-    for s in winnow.overlaps(a, b, args.k, args.w):
-        out.write(f"{s.pos_a},{s.pos_b},{s.length}\n")
-    out.flush()
-    return EXIT_OK
+    spans = winnow.overlaps(docs[0], docs[1], args.kgram_bytes, args.window)
+    return _emit((f"{s.pos_a},{s.pos_b},{s.length}" for s in spans), Inputs())
 
 
 def _cmd_cover(args: argparse.Namespace) -> int:
     inputs = read_inputs(args.paths)
-    index = winnow.Index(args.k, args.w)
+    index = winnow.Index(args.kgram_bytes, args.window)
     for doc_id, data in inputs.docs:
         index.add(doc_id, data)
-    out = sys.stdout
-    for doc_id, data in inputs.docs:
+
+    def record(doc_id: str, data: bytes) -> str:
         regions = index.cover(data, args.min_docs, args.min_run)
         covered = sum(r.length for r in regions)
-        record = {
-            "id": doc_id,
-            "regions": [[r.pos, r.length] for r in regions],
-            "bytes": covered,
-            "fraction": covered / len(data) if data else 0.0,
-        }
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    out.flush()
-    return _report(inputs)
+        return _json(
+            {
+                "id": doc_id,
+                "regions": [[r.pos, r.length] for r in regions],
+                "bytes": covered,
+                "fraction": covered / len(data) if data else 0.0,
+            }
+        )
+
+    return _emit((record(doc_id, data) for doc_id, data in inputs.docs), inputs)
 
 
 _MANIFEST_NAME = "_MANIFEST.json"  # = neardup_udfs.io.MANIFEST_NAME (io imports Spark)
@@ -349,7 +391,7 @@ def _finished_output(output_dir: str) -> ArrowStorage | None:
     try:
         store = ArrowStorage(output_dir)
     except StorageError as e:
-        print(f"neardup: error: {e}", file=sys.stderr)
+        _say([f"error: {e}"])
         return None
     if store.kind(join(output_dir, _MANIFEST_NAME)) != "file":
         print(
@@ -404,46 +446,41 @@ def _cmd_report(args: argparse.Namespace) -> int:
     try:
         path = write_report_html(args.output_dir)
     except ReportError as e:
-        print(f"neardup: error: {e}", file=sys.stderr)
+        _say([f"error: {e}"])
         return EXIT_USAGE
     print(path)
     return EXIT_OK
 
 
-def _open_local_index(path: str) -> Any:
+def _queried(args: argparse.Namespace, kind: str) -> tuple[Any, Pipeline, Inputs]:
+    """The local index of ``--index`` (IndexStoreError unless a ``kind`` index), its own
+    pipeline (the query texts get the normalization it records), and the query files."""
     from neardup_udfs.index.query import LocalIndex
 
-    return LocalIndex(path)
-
-
-def _index_pipeline(index: Any) -> Pipeline:
-    """The index's own pipeline: the query texts get the normalization it records."""
-    return pipeline_of(index.manifest)
+    index = LocalIndex(args.index)
+    index.require_kind(kind, args.command)
+    return index, pipeline_of(index.manifest), read_inputs(args.paths)
 
 
 def _cmd_near(args: argparse.Namespace) -> int:
-    index = _open_local_index(args.index)
-    index.require_kind("simhash", "near")
-    inputs = read_inputs(args.paths)
-    out = sys.stdout
-    for doc_id, fp in _fingerprinted(_index_pipeline(index), inputs):
-        for rank, m in enumerate(index.near(fp, args.distance), start=1):
-            out.write(f"{doc_id}\t{rank}\t{m.id}\t{m.distance}\n")
-    out.flush()
-    return _report(inputs)
+    index, pipeline, inputs = _queried(args, "simhash")
+    lines = (
+        f"{doc_id}\t{rank}\t{m.id}\t{m.distance}"
+        for doc_id, fp in _fingerprinted(pipeline, inputs)
+        for rank, m in enumerate(index.near(fp, args.max_distance), start=1)
+    )
+    return _emit(lines, inputs)
 
 
 def _cmd_similar(args: argparse.Namespace) -> int:
-    index = _open_local_index(args.index)
-    index.require_kind("minhash", "similar")
-    inputs = read_inputs(args.paths)
-    sigs = _index_pipeline(index).signature_batch([d for _, d in inputs.docs])
-    out = sys.stdout
-    for (doc_id, _), sig in zip(inputs.docs, sigs, strict=True):
-        for r in index.similar(sig, args.top):
-            out.write(f"{doc_id}\t{r.rank}\t{r.id}\t{r.jaccard:.4f}\n")
-    out.flush()
-    return _report(inputs)
+    index, pipeline, inputs = _queried(args, "minhash")
+    sigs = pipeline.signature_batch([d for _, d in inputs.docs])
+    lines = (
+        f"{doc_id}\t{r.rank}\t{r.id}\t{r.jaccard:.4f}"
+        for (doc_id, _), sig in zip(inputs.docs, sigs, strict=True)
+        for r in index.similar(sig, args.top)
+    )
+    return _emit(lines, inputs)
 
 
 def _cmd_index_check(args: argparse.Namespace) -> int:
@@ -489,12 +526,15 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--char", type=int, default=None, help="ditto/2: char n-gram size")
         p.add_argument("--word", type=int, default=None, help="ditto/2: word n-gram size")
-        p.add_argument("--w", type=int, default=None, help="semblance-simhash: shingle words")
+        words = "semblance-simhash: words per shingle"
+        _renamed_flag(p, "--shingle-words", "--w", type=int, metavar="WORDS", help=words)
 
     def minhash_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", default="semblance", help="minhash preset (default semblance)")
-        p.add_argument("--w", type=int, default=None, help="words per shingle (default 3)")
-        p.add_argument("--k", type=int, default=None, help="MinHash slots (default 128)")
+        words = "words per shingle (default 3)"
+        _renamed_flag(p, "--shingle-words", "--w", type=int, metavar="WORDS", help=words)
+        slots = "MinHash signature slots (default 128)"
+        _renamed_flag(p, "--num-perm", "--k", type=int, metavar="SLOTS", help=slots)
         p.add_argument("--seed", type=int, default=None, help="MinHash seed (default 0)")
         p.add_argument("--bands", type=int, default=None, help="LSH bands (default 16)")
         p.add_argument("--rows", type=int, default=None, help="LSH rows per band (default 8)")
@@ -508,10 +548,14 @@ def build_parser() -> argparse.ArgumentParser:
     paths(fp)
     fp.set_defaults(func=_cmd_fingerprint)
 
+    max_distance: dict[str, Any] = {  # the flag of cluster and near
+        "type": int,
+        "default": 3,
+        "metavar": "BITS",
+        "help": "max Hamming distance (default 3)",
+    }
     cl = sub.add_parser("cluster", help="print near-duplicate families")
-    cl.add_argument(
-        "-k", dest="distance", type=int, default=3, help="max Hamming distance (default 3)"
-    )
+    _renamed_flag(cl, "--max-distance", "-k", **max_distance)
     cl.add_argument("--min", type=int, default=2, help="smallest family printed (default 2)")
     simhash_options(cl)
     paths(cl)
@@ -529,11 +573,23 @@ def build_parser() -> argparse.ArgumentParser:
     sm.set_defaults(func=_cmd_similarity)
 
     def winnow_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--k", type=_positive_int, required=True, help="k-gram size in bytes (e.g. 8)"
+        _renamed_flag(
+            p,
+            "--kgram-bytes",
+            "--k",
+            required=True,
+            type=_positive_int,
+            metavar="BYTES",
+            help="k-gram size (e.g. 8)",
         )
-        p.add_argument(
-            "--w", type=_positive_int, required=True, help="winnowing window in k-grams (e.g. 6)"
+        _renamed_flag(
+            p,
+            "--window",
+            "--w",
+            required=True,
+            type=_positive_int,
+            metavar="KGRAMS",
+            help="winnowing window in k-grams (e.g. 6)",
         )
 
     wn = sub.add_parser(
@@ -544,7 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
             ' object per document per line, in argument order: {"id": PATH, "fingerprints":'
             ' ["POS:HASH", ...]}, POS the byte offset of the selected k-gram (decimal),'
             " HASH its XXH64 as 16 lowercase hex digits; in increasing POS. Documents shorter"
-            " than k + w - 1 bytes have no fingerprints."
+            " than BYTES + W - 1 bytes have no fingerprints."
         ),
     )
     winnow_options(wn)
@@ -620,16 +676,16 @@ def build_parser() -> argparse.ArgumentParser:
     index_help = "an index directory (jobs/index.py build, or dedup --update-index)"
     nr = sub.add_parser(
         "near",
-        help="print the indexed documents within k bits of each file (SimHash index)",
+        help="print the indexed documents within --max-distance bits of each file (SimHash index)",
         description=(
             "ditto Index.Near against a persistent index: for each input, every indexed"
-            " document within -k bits (clamped down to the index's k), by distance then id,"
-            " one line 'INPUT<TAB>RANK<TAB>ID<TAB>DISTANCE'. Reads only the key partitions"
-            " of the input's blocks."
+            " document within --max-distance bits (clamped down to the index's), by distance"
+            " then id, one line 'INPUT<TAB>RANK<TAB>ID<TAB>DISTANCE'. Reads only the key"
+            " partitions of the input's blocks."
         ),
     )
     nr.add_argument("--index", required=True, help=index_help)
-    nr.add_argument("-k", dest="distance", type=int, default=3, help="max distance (default 3)")
+    _renamed_flag(nr, "--max-distance", "-k", **max_distance)
     paths(nr)
     nr.set_defaults(func=_cmd_near)
 
@@ -685,7 +741,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.func(args)
     except (PresetError, IndexStoreError) as e:
-        print(f"neardup: error: {e}", file=sys.stderr)
+        _say([f"error: {e}"])
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): not an error of ours.

@@ -1,6 +1,6 @@
 """Every job's settings: one frozen dataclass per job whose fields are the keys of its
 ``conf/*.toml`` file, each declared once (``settings.setting``: type, default, unit,
-meaning, allowed values, old names). The TOML loader, the jobs' flags and the README's key
+meaning, allowed values, old names). The TOML loader, the jobs' flags and the key
 tables are derived from these declarations; every config is checked when it is made
 (``__post_init__``), before Spark starts."""
 
@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from neardup_udfs import settings
 from neardup_udfs.io.readers import INPUT_FORMATS
@@ -21,6 +21,7 @@ from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
 from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
 from neardup_udfs.settings import ConfigError, comma_list, fail, setting
+from neardup_udfs.stages.cluster import CLUSTERINGS
 
 __all__ = [
     "BoilerplateConfig",
@@ -32,12 +33,14 @@ __all__ = [
     "INDEX_ACTIONS",
     "IndexConfig",
     "InputConfig",
+    "MethodConfig",
     "OUTPUTS",
     "Paths",
     "RunConfig",
     "Settings",
     "SpansConfig",
     "TABLES",
+    "TableConfig",
     "WinnowConfig",
     "comma_list",
     "load_boilerplate_config",
@@ -54,7 +57,6 @@ DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
-CLUSTERINGS = ("anchored", "connected")  # stages.cluster
 ENGINES = ("auto", "local", "driver", "spark")  # runs.dedup: where the near-duplicate core runs
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
@@ -66,6 +68,7 @@ IMAGE_REPRESENTATIVES = ("pixels", "min_id")
 TABLE_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*")
 """A metastore table name the dedup job reads or writes: ``name`` or ``db.name``."""
 DEFAULT_THRESHOLD = 0.7  # minhash: the Jaccard threshold of a config that sets none
+OPTION_KEYS = {"num_perm": "k", "shingle_words": "w"}  # keys that set a preset option
 KGRAM_BYTES = 16  # winnowing defaults: k-gram size in bytes ...
 WINDOW = 16  # ... and k-grams per window
 
@@ -74,7 +77,13 @@ load_settings = settings.load
 
 class Settings:
     """A config that checks itself when made: each key against its declaration
-    (``settings.check``), then the keys together (``_check``, extended by subclasses)."""
+    (``settings.check``), then the keys together (``_check``, extended by subclasses).
+    A job's config class composes key groups (dataclass bases, one idea each) and its
+    ``_check`` runs their checks of the keys together."""
+
+    shares_file_with: ClassVar[type | None] = None
+    """Another job's config class whose TOML file this job reads: the keys only that job
+    takes are checked one by one, then left to it (``settings.load``)."""
 
     def __post_init__(self) -> None:
         settings.check(self)
@@ -119,29 +128,16 @@ class RunConfig(Paths):
     )
 
 
-def _input_format() -> Any:
-    return setting(
-        "text",
-        "`text` (each file one document, raw bytes), `jsonl`, `parquet`, `warc` or `wet` "
-        "(one row per record)",
-        choices=INPUT_FORMATS,
-    )
-
-
-def _id_col() -> Any:
-    return setting(
-        None,
-        "the id column (jsonl, parquet; `url` for warc/wet makes the URI the id)",
-        unset="`<file URI>:<record index>` (warc/wet: the WARC-Record-ID)",
-    )
-
-
 def _max_distance(default: int, help: str) -> Any:
     return setting(default, help, unit="bits", minimum=0, maximum=63, aliases=("k",))
 
 
-def _text_col() -> Any:
-    return setting("text", "the text column (jsonl, parquet)")
+def _batch_id() -> Any:
+    return setting(
+        None,
+        "the batch's id in the index; an id already committed adds nothing",
+        unset="the input path",
+    )
 
 
 @dataclass(frozen=True)
@@ -149,9 +145,18 @@ class InputConfig(RunConfig):
     """The settings of every job that reads documents: where they come from, how they are
     read, where results go."""
 
-    input_format: str = _input_format()
-    id_col: str | None = _id_col()
-    text_col: str = _text_col()
+    input_format: str = setting(
+        "text",
+        "`text` (each file one document, raw bytes), `jsonl`, `parquet`, `warc` or `wet` "
+        "(one row per record)",
+        choices=INPUT_FORMATS,
+    )
+    id_col: str | None = setting(
+        None,
+        "the id column (jsonl, parquet; `url` for warc/wet makes the URI the id)",
+        unset="`<file URI>:<record index>` (warc/wet: the WARC-Record-ID)",
+    )
+    text_col: str = setting("text", "the text column (jsonl, parquet)")
     max_text_bytes: int = setting(
         10_000_000, "a longer text goes to `rejects/`", unit="bytes", minimum=1
     )
@@ -211,8 +216,9 @@ class ClusterConfig(Settings):
 
 
 @dataclass(frozen=True)
-class DedupConfig(ClusterConfig, InputConfig):
-    """Every setting of ``jobs/dedup.py``; ``conf/dedup.toml`` shows each key."""
+class TableConfig(InputConfig):
+    """The input keys of a job that may read a metastore table instead of files, and write
+    its frames as tables."""
 
     input: str = setting(
         "",
@@ -231,6 +237,28 @@ class DedupConfig(ClusterConfig, InputConfig):
         "`clusters`, ... (e.g. `db.dedup_`) instead of folders; a table is replaced only "
         "when neardup wrote it; `output` keeps report.json, report.html and the manifest",
     )
+
+    def _check_tables(self) -> None:
+        """The table keys together: one input, table names, an id column for a table."""
+        if self.input_table is not None:
+            if self.input:
+                raise fail("input_table", "give input or input_table, not both")
+            if not TABLE_NAME.fullmatch(self.input_table):
+                raise fail("input_table", f"{self.input_table!r} is not a table name ([db.]name)")
+            if not self.id_col:
+                raise fail("id_col", "a table's rows have no file and line to name them: give it")
+        prefix = self.output_table_prefix
+        if prefix is not None:
+            if not TABLE_NAME.fullmatch(prefix + "docs"):
+                raise fail("output_table_prefix", f"{prefix!r} does not make table names "
+                           "([db.]name_)")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MethodConfig(Settings):
+    """The near-duplicate method of the text jobs that find pairs (dedup, index): the
+    normalization, the preset and its options, the LSH or Hamming shape. Together they fix
+    the pipeline, which an index and every run matched against it share."""
 
     normalize: str = setting(
         "web",
@@ -304,112 +332,10 @@ class DedupConfig(ClusterConfig, InputConfig):
         "of blocks - max_distance; `max_distance + 1` is ditto's index",
         unset="from `max_distance` (6 at 3)",
     )
-    verification: str = setting(
-        "hybrid",
-        "minhash: `hybrid` (the signature estimate when > 4 sd from the threshold, else the "
-        "exact Jaccard), `exact` or `estimate`; simhash: the distance is always checked "
-        "(`off` accepted)",
-        choices=VERIFICATIONS,
-    )
-    representative: str = setting(
-        "min_id",
-        "the document kept: `min_id`, `earliest` (by `order_col`, nulls last) or `longest`; "
-        "ties to the smallest id",
-        choices=REPRESENTATIVES,
-    )
-    order_col: str | None = setting(
-        None, 'the column `representative = "earliest"` orders by (required then)'
-    )
-    outputs: tuple[str, ...] = setting(
-        ("docs", "clusters", "rejects", "samples"),
-        "the output directories written; also `pairs` (verified edges); `matches/` is "
-        "written whenever `against` is set",
-        choices=OUTPUTS,
-    )
-    chaining_floor: float | None = setting(
-        None,
-        "connected only: the least similarity (or largest distance) to the representative; "
-        "members beyond it are counted as `chained`",
-        unset="`threshold` (minhash), `max_distance` (simhash)",
-        minimum=0.0,
-    )
-    no_chaining: bool = setting(
-        False, "connected only: true keeps the members beyond the floor as documents of their own"
-    )
-    against: str | None = setting(
-        None,
-        "an index directory: documents near an indexed one are removed too (listed in `matches/`)",
-    )
-    update_index: bool = setting(
-        False, "true: then append the kept documents to the `against` index (created if absent)"
-    )
-    engine: str = setting(
-        "auto",
-        "where the run works: `local` (no Spark session at all: local JSON-lines files read, "
-        "deduplicated and written in the job's own Python process), `driver` (Spark reads "
-        "and writes, the pairs and clusters are found in the driver's own process, from the "
-        "texts collected once), `spark` (Spark stages), `auto` (`local` for a job started "
-        "in local mode on local JSON lines that Arrow reads as Spark does, else `driver`; "
-        "either only when anchored, without `against`, and when the accepted texts fit its "
-        "budget: `local` all of `spark.driver.memory`, `driver` half the smaller of it and "
-        "`spark.driver.maxResultSize`; else `spark`); the outputs are the same whichever runs",
-        choices=ENGINES,
-    )
-    batch_id: str | None = setting(
-        None,
-        "the batch's id in the index; an id already committed adds nothing",
-        unset="the input path",
-    )
-
-    def _check(self) -> None:
-        super()._check()
-        if self.clustering == "anchored":
-            for key, unset in (("chaining_floor", None), ("no_chaining", False)):
-                if getattr(self, key) != unset:
-                    why = "anchored removes only documents verified near the kept one"
-                    raise fail(key, f"applies to clustering 'connected' only ({why})")
-        if self.engine in ("local", "driver") and self.clustering != "anchored":
-            raise fail(
-                "engine", f"{self.engine!r} clusters anchored only (clustering 'connected': spark)"
-            )
-        if self.engine in ("local", "driver") and self.against:
-            raise fail(
-                "engine", f"{self.engine!r} does not match an index (against): use auto or spark"
-            )
-        if self.engine == "local" and self.input_format != "jsonl":
-            raise fail("engine", "'local' reads JSON lines only (input_format 'jsonl')")
-        if self.representative == "earliest" and not self.order_col:
-            raise fail("order_col", "representative 'earliest' needs an order column")
-        self._check_tables()
-        self._check_method()
-        if self.update_index and not self.against:
-            raise fail("update_index", "needs an index: give against = the index directory")
-        if "matches" in self.outputs and not self.against:
-            raise fail("outputs", "'matches' needs an index to match against (against)")
-        try:
-            self.pipeline()  # ConfigError names bands/rows; a PresetError is an option's doing
-        except PresetError as e:
-            raise fail(self._option_key(str(e)), str(e)) from None
-
-    def _check_tables(self) -> None:
-        if self.input_table is not None:
-            if self.input:
-                raise fail("input_table", "give input or input_table, not both")
-            if not TABLE_NAME.fullmatch(self.input_table):
-                raise fail("input_table", f"{self.input_table!r} is not a table name ([db.]name)")
-            if not self.id_col:
-                raise fail("id_col", "a table's rows have no file and line to name them: give it")
-            if self.engine == "local":
-                raise fail("engine", "'local' reads JSON lines files, not a table (input_table)")
-        prefix = self.output_table_prefix
-        if prefix is not None:
-            if not TABLE_NAME.fullmatch(prefix + "docs"):
-                raise fail("output_table_prefix", f"{prefix!r} does not make table names "
-                           "([db.]name_)")  # fmt: skip
-            if self.engine == "local":
-                raise fail("engine", "'local' writes folders, not tables (output_table_prefix)")
 
     def _check_method(self) -> None:
+        """The method keys together: a text preset of the method's kind, and no key of
+        the other method."""
         try:
             preset = get_preset(self.preset_name)
         except PresetError as e:
@@ -420,8 +346,6 @@ class DedupConfig(ClusterConfig, InputConfig):
         if self.method == "minhash":
             if preset.kind != "minhash":
                 raise fail("preset", f"{name!r} is not a MinHash preset (method minhash)")
-            if self.verification == "off":
-                raise fail("verification", "'off' is for simhash only (MinHash pairs need a check)")
             if self.hamming_blocks is not None:
                 raise fail("hamming_blocks", "applies to method simhash only")
             return
@@ -435,9 +359,16 @@ class DedupConfig(ClusterConfig, InputConfig):
         except ValueError as e:
             raise fail("hamming_blocks", str(e)) from None
 
+    def _check_pipeline(self) -> None:
+        """The preset accepts the options given (ConfigError names the key that gave one)."""
+        try:
+            self.pipeline()  # ConfigError names bands/rows; a PresetError is an option's doing
+        except PresetError as e:
+            raise fail(self._option_key(str(e)), str(e)) from None
+
     def _option_key(self, message: str) -> str:
         """The key a preset's complaint about ``message``'s option came from."""
-        for key, option in (("num_perm", "k"), ("shingle_words", "w")):
+        for key, option in OPTION_KEYS.items():
             if getattr(self, key) is not None and f"option {option!r}" in message:
                 return key
         return "preset_options" if self.preset_options else "preset"
@@ -449,7 +380,7 @@ class DedupConfig(ClusterConfig, InputConfig):
         Raises:
             ConfigError: a key given both ways (the message names both)."""
         options: dict[str, Any] = dict(self.preset_options)
-        for key, option in (("num_perm", "k"), ("shingle_words", "w")):
+        for key, option in OPTION_KEYS.items():
             value = getattr(self, key)
             if value is None:
                 continue
@@ -457,12 +388,6 @@ class DedupConfig(ClusterConfig, InputConfig):
                 raise fail(key, f"given twice: as {key} and as preset_options {option!r}")
             options[option] = value
         return options
-
-    @property
-    def index_batch_id(self) -> str:
-        """The id a batch of this input gets in an index: ``batch_id``, else the input path
-        or table (so adding the same input twice is a no-op)."""
-        return self.batch_id or self.input or f"table:{self.input_table}"
 
     @property
     def preset_name(self) -> str:
@@ -534,6 +459,105 @@ class DedupConfig(ClusterConfig, InputConfig):
         return DEFAULT_THRESHOLD if self.threshold is None else self.threshold
 
 
+@dataclass(frozen=True)
+class DedupConfig(MethodConfig, TableConfig, ClusterConfig, InputConfig):
+    """Every setting of ``jobs/dedup.py``; ``conf/dedup.toml`` shows each key. The bases are
+    its key groups, listed so that the keys keep their order: input, clustering, tables,
+    method, then the dedup job's own."""
+
+    verification: str = setting(
+        "hybrid",
+        "minhash: `hybrid` (the signature estimate when > 4 sd from the threshold, else the "
+        "exact Jaccard), `exact` or `estimate`; simhash: the distance is always checked "
+        "(`off` accepted)",
+        choices=VERIFICATIONS,
+    )
+    representative: str = setting(
+        "min_id",
+        "the document kept: `min_id`, `earliest` (by `order_col`, nulls last) or `longest`; "
+        "ties to the smallest id",
+        choices=REPRESENTATIVES,
+    )
+    order_col: str | None = setting(
+        None, 'the column `representative = "earliest"` orders by (required then)'
+    )
+    outputs: tuple[str, ...] = setting(
+        ("docs", "clusters", "rejects", "samples"),
+        "the output directories written; also `pairs` (verified edges); `matches/` is "
+        "written whenever `against` is set",
+        choices=OUTPUTS,
+    )
+    chaining_floor: float | None = setting(
+        None,
+        "connected only: the least similarity (or largest distance) to the representative; "
+        "members beyond it are counted as `chained`",
+        unset="`threshold` (minhash), `max_distance` (simhash)",
+        minimum=0.0,
+    )
+    no_chaining: bool = setting(
+        False, "connected only: true keeps the members beyond the floor as documents of their own"
+    )
+    against: str | None = setting(
+        None,
+        "an index directory: documents near an indexed one are removed too (listed in `matches/`)",
+    )
+    update_index: bool = setting(
+        False, "true: then append the kept documents to the `against` index (created if absent)"
+    )
+    engine: str = setting(
+        "auto",
+        "where the run works: `local` (no Spark session at all: local JSON-lines files read, "
+        "deduplicated and written in the job's own Python process), `driver` (Spark reads "
+        "and writes, the pairs and clusters are found in the driver's own process, from the "
+        "texts collected once), `spark` (Spark stages), `auto` (`local` for a job started "
+        "in local mode on local JSON lines that Arrow reads as Spark does, else `driver`; "
+        "either only when anchored, without `against`, and when the accepted texts fit its "
+        "budget: `local` all of `spark.driver.memory`, `driver` half the smaller of it and "
+        "`spark.driver.maxResultSize`; else `spark`); the outputs are the same whichever runs",
+        choices=ENGINES,
+    )
+    batch_id: str | None = _batch_id()
+
+    def _check(self) -> None:
+        super()._check()
+        if self.clustering == "anchored":
+            for key, unset in (("chaining_floor", None), ("no_chaining", False)):
+                if getattr(self, key) != unset:
+                    why = "anchored removes only documents verified near the kept one"
+                    raise fail(key, f"applies to clustering 'connected' only ({why})")
+        if self.engine in ("local", "driver") and self.clustering != "anchored":
+            raise fail(
+                "engine", f"{self.engine!r} clusters anchored only (clustering 'connected': spark)"
+            )
+        if self.engine in ("local", "driver") and self.against:
+            raise fail(
+                "engine", f"{self.engine!r} does not match an index (against): use auto or spark"
+            )
+        if self.engine == "local" and self.input_format != "jsonl":
+            raise fail("engine", "'local' reads JSON lines only (input_format 'jsonl')")
+        if self.representative == "earliest" and not self.order_col:
+            raise fail("order_col", "representative 'earliest' needs an order column")
+        self._check_tables()
+        if self.engine == "local" and self.input_table is not None:
+            raise fail("engine", "'local' reads JSON lines files, not a table (input_table)")
+        if self.engine == "local" and self.output_table_prefix is not None:
+            raise fail("engine", "'local' writes folders, not tables (output_table_prefix)")
+        self._check_method()
+        if self.method == "minhash" and self.verification == "off":
+            raise fail("verification", "'off' is for simhash only (MinHash pairs need a check)")
+        if self.update_index and not self.against:
+            raise fail("update_index", "needs an index: give against = the index directory")
+        if "matches" in self.outputs and not self.against:
+            raise fail("outputs", "'matches' needs an index to match against (against)")
+        self._check_pipeline()
+
+    @property
+    def index_batch_id(self) -> str:
+        """The id a batch of this input gets in an index: ``batch_id``, else the input path
+        or table (so adding the same input twice is a no-op)."""
+        return self.batch_id or self.input or f"table:{self.input_table}"
+
+
 def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
     """Settings of the dedup job from the TOML file ``path`` (if any), then ``overrides``
     (``None`` = unset).
@@ -546,11 +570,17 @@ def load_config(path: str | None = None, **overrides: Any) -> DedupConfig:
 
 
 @dataclass(frozen=True)
-class IndexConfig(DedupConfig):
-    """Settings of ``jobs/index.py``: the dedup job's method settings (they fix the index's
-    pipeline and LSH shape), plus the action and the index directory. ``build`` and ``add``
-    write only into the index; ``query`` writes its results to ``output``."""
+class IndexConfig(MethodConfig, InputConfig):
+    """Every setting of ``jobs/index.py``: the input keys, the dedup job's method keys (they
+    fix the index's pipeline and LSH shape), the batch id, the action and the index
+    directory. ``build`` and ``add`` write only into the index; ``query`` writes its results
+    to ``output``. Its file is ``conf/dedup.toml``: the keys there that only the dedup job
+    takes are checked one by one and left to it (``shares_file_with``)."""
 
+    shares_file_with = DedupConfig
+
+    output: str = setting("", "query: the directory its results go to")
+    batch_id: str | None = _batch_id()
     action: str = setting(
         "build",
         "`build`, `add` or `query` (the job's first argument)",
@@ -561,21 +591,19 @@ class IndexConfig(DedupConfig):
     top: int = setting(
         10, "query on a MinHash index: results per query (semblance Forest top-k)", minimum=1
     )
-    output: str = setting("", "query: the directory its results go to")
-    outputs: tuple[str, ...] = setting(
-        (), "none: the index job writes no optional outputs", choices=(), flag=False
-    )
 
     def _check(self) -> None:
+        super()._check()
         if self.action == "query" and not self.output:
             raise fail("output", "an output directory is required")
-        if self.against or self.update_index:
-            raise fail("against", "is a dedup job setting; index.py reads and writes --index")
-        if self.input_table or self.output_table_prefix:
-            raise fail("input_table", "is a dedup job setting; index.py reads files")
-        if self.engine != "auto":
-            raise fail("engine", "is a dedup job setting; index.py runs Spark stages")
-        super()._check()
+        self._check_method()
+        self._check_pipeline()
+
+    @property
+    def index_batch_id(self) -> str:
+        """The id a batch of this input gets in the index: ``batch_id``, else the input path
+        (so adding the same input twice is a no-op)."""
+        return self.batch_id or self.input
 
 
 def load_index_config(path: str | None = None, **overrides: Any) -> IndexConfig:
@@ -796,7 +824,7 @@ def load_fingerprint_config(path: str | None = None, **overrides: Any) -> Finger
     return settings.load(FingerprintConfig, path, **overrides)
 
 
-# the README's key tables, by the name in their <!-- keys: Name --> marker
+# the key tables of docs/configuration.md, by the name in their <!-- keys: Name --> marker
 TABLES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
@@ -804,6 +832,8 @@ TABLES: dict[str, type] = {
         RunConfig,
         InputConfig,
         ClusterConfig,
+        TableConfig,
+        MethodConfig,
         DedupConfig,
         IndexConfig,
         WinnowConfig,
@@ -816,11 +846,15 @@ TABLES: dict[str, type] = {
 
 
 def main(argv: list[str]) -> int:
-    """``python -m neardup_udfs.config README.md``: rewrite the key tables of the README
-    from the declarations (the tests hold the README to them)."""
-    for path in argv:
+    """``python -m neardup_udfs.config [PAGE ...]``: rewrite the key tables of each page
+    (default ``docs/configuration.md``) from the declarations (the tests hold that page to
+    them); a page without a ``<!-- keys: Name -->`` marker is an error (exit status 2)."""
+    for path in argv or ["docs/configuration.md"]:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
+        if not any(settings.MARKER.match(line) for line in text.split("\n")):
+            print(f"{path} has no key tables (they are in docs/configuration.md)", file=sys.stderr)
+            return 2
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(settings.render_tables(text, TABLES))
     return 0

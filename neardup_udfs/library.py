@@ -20,6 +20,7 @@ from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
 from neardup_udfs.io.frames import check_columns, check_image_columns
 from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.report_files import report_of
 from neardup_udfs.io.storage import ArrowStorage, HadoopStorage, Storage, StorageError
 from neardup_udfs.runs import images as images_run
 from neardup_udfs.runs.dedup import (
@@ -32,7 +33,7 @@ from neardup_udfs.runs.dedup import (
     update_index,
     verified_scores,
 )
-from neardup_udfs.runtime import Cache, StageClock, cached_run, report_of
+from neardup_udfs.runtime import Cache, StageClock, cached_run
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -42,6 +43,7 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.session import is_connect
 from neardup_udfs.settings import ConfigError
+from neardup_udfs.stages import images as image_stages
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, query_near, query_similar
 from neardup_udfs.stages.normalize import prepare
@@ -145,7 +147,7 @@ def dedup(
     job on the same records, on a classic or a Spark Connect session.
 
     ``settings`` are the dedup job's config keys (``threshold``, ``method``,
-    ``representative``, ``order_col``, ``engine``, ...; see README "Configuration"), except
+    ``representative``, ``order_col``, ``engine``, ...; see docs/configuration.md), except
     those that name files (:data:`FRAME_KEYS`). ``pairs``: also return the verified pairs.
 
     ``against`` (an index directory) also removes rows near an indexed document (listed in
@@ -324,13 +326,13 @@ def _dedup_images(
 ) -> ImagesResult:
     clock = StageClock(images_run.log)
     summary = images_run.Summary(pipeline=images_run.PIPELINE.id, seconds=clock.seconds)
-    images = images_run.images_of_frame(df, path_col, content_col, config.max_bytes)
+    images = image_stages.images_of_frame(df, path_col, content_col, config.max_bytes)
     found = images_run.cluster_images(spark, config, images, run, clock, summary)
     with clock.stage("report"):
         scores = verified_scores(found.pairs)
     report = report_of(**images_run.images_report(config, summary, found, scores,
                                                    run.spark_report(spark)))  # fmt: skip
-    path = images_run.PATH
+    path = image_stages.PATH
     reps = found.clusters.where(F.col(IS_REPRESENTATIVE)).select(F.col(path).alias("__path"))
     kept = df.join(reps, F.col(path_col).cast("string") == F.col("__path"), "left_semi")
     return ImagesResult(

@@ -8,7 +8,7 @@ declaration come
 - the TOML loader (:func:`load`): unknown keys and wrong types refused, old names accepted
   with a :class:`DeprecatedKey` warning;
 - the job's flags (:func:`add_arguments`): ``--key-name``, typed, with choices and help;
-- the README's key tables (:func:`key_table`, :func:`render_tables`);
+- the key tables of docs/configuration.md (:func:`key_table`, :func:`render_tables`);
 - the per-key checks (:func:`check`), which the config classes run in ``__post_init__``, so
   every way of making a config (the loader, the constructor, ``dataclasses.replace``)
   passes through them.
@@ -67,7 +67,7 @@ def fail(key: str, message: str) -> ConfigError:
 class Setting:
     """What a key's type hint and default do not say."""
 
-    help: str  # what the key means (the flag's help, the README's "what")
+    help: str  # what the key means (the flag's help, the key table's "what")
     unit: str = ""  # bytes, bits, documents, ...
     unset: str = ""  # an optional key left out: what is used instead
     choices: tuple[str, ...] = ()  # a string key: one of these; a list key: each item
@@ -256,13 +256,15 @@ def read_toml(path: str) -> dict[str, Any]:
 def load(cls: type[C], path: str | None = None, **overrides: Any) -> C:
     """An instance of the config class ``cls``: its defaults, then the TOML file ``path``
     (if any), then ``overrides`` (``None`` = unset), checked by the class's ``__post_init__``.
-    Old key names are read as their new ones, with a :class:`DeprecatedKey` warning.
+    Old key names are read as their new ones, with a :class:`DeprecatedKey` warning. A class
+    that reads another job's file (``cls.shares_file_with``) leaves that job's own keys in
+    the file to it, once each is valid by its declaration.
 
     Raises:
         ConfigError: an unreadable or invalid file, an unknown key, a value of the wrong type,
             or an invalid or inconsistent setting; the message names the file or the key.
     """
-    values = _renamed(cls, read_toml(path), f"in {path}") if path else {}
+    values = _left_to_owner(cls, _renamed(cls, read_toml(path), f"in {path}")) if path else {}
     given = {k: v for k, v in overrides.items() if v is not None}
     values.update(_renamed(cls, given, "on the command line"))
     known = {k.name for k in keys_of(cls)}
@@ -270,6 +272,24 @@ def load(cls: type[C], path: str | None = None, **overrides: Any) -> C:
         if name not in known:
             raise ConfigError(f"unknown config key {name!r}")
     return cls(**values)  # __post_init__: settings.check (types, lists as tuples), _check
+
+
+def _left_to_owner(cls: type, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` read from a file: without the keys of the job that owns the file
+    (``cls.shares_file_with``) that ``cls`` does not declare, each checked by its own
+    declaration first (ConfigError naming it)."""
+    owner = getattr(cls, "shares_file_with", None)
+    if owner is None:
+        return values
+    ours = {k.name for k in keys_of(cls)}
+    theirs = {k.name: k for k in keys_of(owner) if k.name not in ours}
+    kept: dict[str, Any] = {}
+    for name, value in values.items():
+        if name in theirs:
+            _check_value(theirs[name], tuple(value) if isinstance(value, list) else value)
+        else:
+            kept[name] = value
+    return kept
 
 
 def _check_type(key: Key, value: Any) -> None:
@@ -322,7 +342,7 @@ def _flag_help(key: Key) -> str:
 
 
 def default_text(key: Key) -> str:
-    """A key's default as the README shows it: ``required``, ``unset`` (with what is used
+    """A key's default as the key tables show it: ``required``, ``unset`` (with what is used
     instead), or the TOML value."""
     s = key.setting
     if s.required:
@@ -345,7 +365,8 @@ def _toml(value: Any) -> str:
 
 
 def key_table(cls: type) -> str:
-    """The README's table of the keys ``cls`` declares itself (markdown)."""
+    """The table of the keys ``cls`` declares itself (markdown, as docs/configuration.md
+    shows it)."""
     lines = ["| key | flag | default | unit | what |", "|---|---|---|---|---|"]
     for key in own_keys(cls):
         s = key.setting
@@ -362,8 +383,9 @@ MARKER = re.compile(r"^<!-- keys: (\w+) -->$")
 
 
 def render_tables(text: str, classes: Mapping[str, type]) -> str:
-    """``text`` (the README) with the table after each ``<!-- keys: Name -->`` line replaced
-    by ``key_table(classes[Name])``; KeyError for a name not in ``classes``."""
+    """``text`` (a page: docs/configuration.md) with the table after each
+    ``<!-- keys: Name -->`` line replaced by ``key_table(classes[Name])``; KeyError for a name
+    not in ``classes``."""
     out: list[str] = []
     lines = text.split("\n")
     i = 0

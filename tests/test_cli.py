@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from index_layout import SEMBLANCE, write_index
 from semblance_golden import assert_fp_golden, inputs, semblance
-from test_index_store import SEMBLANCE, write_index
 
 import neardup_udfs
-from neardup_udfs.cli import main
+from neardup_udfs.cli import build_parser, main
 from neardup_udfs.kernels import winnow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def test_char_and_word_options(corpus: Path) -> None:
 
 
 def test_cluster_listing(corpus: Path) -> None:
-    res = run("cluster", "--preset", "ditto/2", "-k", "3", str(corpus))
+    res = run("cluster", "--preset", "ditto/2", "--max-distance", "3", str(corpus))
     assert res.returncode == 0, res.stderr
     assert res.stdout == (
         "4 document(s), 1 near-duplicate cluster(s) at k=3 (ditto/2):\n"
@@ -109,7 +109,7 @@ def test_cluster_listing(corpus: Path) -> None:
         f"  {corpus / 'a.txt'}\n"
         f"  {corpus / 'b.txt'}\n"
     )
-    singles = run("cluster", "-k", "3", "--min", "1", str(corpus))
+    singles = run("cluster", "--max-distance", "3", "--min", "1", str(corpus))
     assert "4 document(s), 3 near-duplicate cluster(s) at k=3" in singles.stdout
 
 
@@ -169,7 +169,7 @@ def test_walk_notices_alone_keep_exit_status_0(tmp_path: Path) -> None:
     (top / "loop").unlink()
     os.mkfifo(top / "fifo")  # read, it would block: skipped
     os.symlink("fifo", top / "fifolink")
-    res = run("winnow", "--k", "4", "--w", "4", str(top))
+    res = run("winnow", "--kgram-bytes", "4", "--window", "4", str(top))
     assert res.returncode == 0
     assert [r["id"] for r in json_lines(res.stdout)] == [str(top / "a.txt")]
     assert res.stderr.splitlines() == [
@@ -287,7 +287,7 @@ def test_phash_fingerprint_and_cluster_with_bad_files(tmp_path: Path) -> None:
     assert res.stdout.splitlines()[0] == f"a18cad6c2d93d25c\t{tmp_path / 'circle_128.png'}"
     assert len(res.stdout.splitlines()) == 3
     assert res.stderr.startswith(f"neardup: cannot fingerprint '{tmp_path / 'notes.txt'}'")
-    cl = run("cluster", "--preset", "phash", "-k", "10", str(tmp_path))
+    cl = run("cluster", "--preset", "phash", "--max-distance", "10", str(tmp_path))
     assert "3 document(s), 1 near-duplicate cluster(s) at k=10 (phash/1)" in cl.stdout
     assert "circle_resized_64.png" in cl.stdout and cl.returncode == 2
 
@@ -356,13 +356,13 @@ def posts(tmp_path: Path) -> list[Path]:
 def test_winnow_fox_golden(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fox = tmp_path / "fox.txt"
     fox.write_bytes(b"the quick brown fox")
-    status, out, err = cli(capsys, "winnow", "--k", "4", "--w", "4", str(fox))
+    status, out, err = cli(capsys, "winnow", "--kgram-bytes", "4", "--window", "4", str(fox))
     assert (status, err) == (0, "")
     assert out == json.dumps({"id": str(fox), "fingerprints": FOX_K4_W4}) + "\n"
 
 
 def test_winnow_golden_corpus(golden_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = cli(capsys, "winnow", "--k", "8", "--w", "6", str(golden_dir))
+    status, out, err = cli(capsys, "winnow", "--kgram-bytes", "8", "--window", "6", str(golden_dir))
     assert (status, err) == (0, "")
     records = json_lines(out)
     assert [r["id"] for r in records] == sorted(str(p) for p in golden_dir.iterdir())
@@ -376,17 +376,18 @@ def test_winnow_stdin_and_short_text(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     set_stdin(monkeypatch, b"the quick brown fox")
-    status, out, _ = cli(capsys, "winnow", "--k", "4", "--w", "4", "-")
+    status, out, _ = cli(capsys, "winnow", "--kgram-bytes", "4", "--window", "4", "-")
     assert status == 0 and json_lines(out) == [{"id": "stdin", "fingerprints": FOX_K4_W4}]
     set_stdin(monkeypatch, b"the quick brown fox")
-    status, out, _ = cli(capsys, "winnow", "--k", "4", "--w", "17")  # 19 bytes < k + w - 1
+    short = ["winnow", "--kgram-bytes", "4", "--window", "17"]  # 19 bytes < k + w - 1
+    status, out, _ = cli(capsys, *short)
     assert status == 0 and json_lines(out) == [{"id": "stdin", "fingerprints": []}]
 
 
 def test_winnow_hashes_are_zero_padded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = tmp_path / "doc.txt"
     doc.write_bytes(bytes(range(256)) * 4)
-    _, out, _ = cli(capsys, "winnow", "--k", "3", "--w", "2", str(doc))
+    _, out, _ = cli(capsys, "winnow", "--kgram-bytes", "3", "--window", "2", str(doc))
     fp = winnow.text(doc.read_bytes(), 3, 2)
     got = json_lines(out)[0]["fingerprints"]
     assert got == [f"{p}:{h:016x}" for p, h in zip(fp.pos.tolist(), fp.hash.tolist(), strict=True)]
@@ -399,7 +400,9 @@ def test_winnow_missing_file_named_others_printed(
 ) -> None:
     fox, missing = tmp_path / "fox.txt", tmp_path / "missing.txt"
     fox.write_bytes(b"the quick brown fox")
-    status, out, err = cli(capsys, "winnow", "--k", "4", "--w", "4", str(missing), str(fox))
+    status, out, err = cli(
+        capsys, "winnow", "--kgram-bytes", "4", "--window", "4", str(missing), str(fox)
+    )
     assert status == 2
     assert json_lines(out) == [{"id": str(fox), "fingerprints": FOX_K4_W4}]
     assert err == f"neardup: cannot read '{missing}': No such file or directory\n"
@@ -408,20 +411,38 @@ def test_winnow_missing_file_named_others_printed(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["winnow", "--k", "0", "--w", "4"], "argument --k: must be a positive integer, got 0"),
-        (["winnow", "--k", "4", "--w", "-1"], "argument --w: must be a positive integer, got -1"),
-        (["winnow", "--k", "x", "--w", "4"], "argument --k: invalid int value: 'x'"),
-        (["winnow", "--w", "4"], "the following arguments are required: --k"),
-        (["overlaps", "--k", "0", "--w", "4", "a", "b"], "argument --k: must be a positive"),
-        (["overlaps", "--k", "4", "--w", "4", "a"], "the following arguments are required: b"),
-        (["cover", "--k", "4", "--w", "4", "--min-run", "5"], "required: --min-docs"),
         (
-            ["cover", "--k", "4", "--w", "4", "--min-docs", "0", "--min-run", "5"],
+            ["winnow", "--kgram-bytes", "0", "--window", "4"],
+            "argument --kgram-bytes: must be a positive integer, got 0",
+        ),
+        (
+            ["winnow", "--kgram-bytes", "4", "--window", "-1"],
+            "argument --window: must be a positive integer, got -1",
+        ),
+        (
+            ["winnow", "--kgram-bytes", "x", "--window", "4"],
+            "argument --kgram-bytes: invalid int value: 'x'",
+        ),
+        (["winnow", "--window", "4"], "one of the arguments --kgram-bytes --k is required"),
+        (
+            ["overlaps", "--kgram-bytes", "0", "--window", "4", "a", "b"],
+            "argument --kgram-bytes: must be a positive",
+        ),
+        (
+            ["overlaps", "--kgram-bytes", "4", "--window", "4", "a"],
+            "the following arguments are required: b",
+        ),
+        (
+            ["cover", "--kgram-bytes", "4", "--window", "4", "--min-run", "5"],
+            "required: --min-docs",
+        ),
+        (
+            ["cover", "--kgram-bytes", "4", "--window", "4", "--min-docs", "0", "--min-run", "5"],
             "argument --min-docs: must be a positive integer, got 0",
         ),
         (
-            ["cover", "--k", "4", "--w", "0", "--min-docs", "2", "--min-run", "5"],
-            "argument --w: must be a positive integer, got 0",
+            ["cover", "--kgram-bytes", "4", "--window", "0", "--min-docs", "2", "--min-run", "5"],
+            "argument --window: must be a positive integer, got 0",
         ),
     ],
 )
@@ -434,11 +455,49 @@ def test_winnow_bad_options_exit_2_with_one_line(
     assert len(lines) == 1 and lines[0].startswith("neardup: error: ") and message in lines[0], err
 
 
+OLD_FLAGS = [  # (a subcommand with its other arguments, an old flag, the flag it became)
+    (["cluster"], "-k", "--max-distance"),  # ditto's CLI: the Hamming distance
+    (["near", "--index", "idx"], "-k", "--max-distance"),
+    (["signature"], "--k", "--num-perm"),  # the MinHash slots (the preset option k)
+    (["similarity", "a", "b"], "--k", "--num-perm"),
+    (["winnow", "--window", "4"], "--k", "--kgram-bytes"),  # semblance winnow's k
+    (["overlaps", "--window", "4", "a", "b"], "--k", "--kgram-bytes"),
+    (["cover", "--window", "4", "--min-docs", "2", "--min-run", "5"], "--k", "--kgram-bytes"),
+    (["winnow", "--kgram-bytes", "4"], "--w", "--window"),  # semblance winnow's w
+    (["fingerprint", "--preset", "semblance-simhash"], "--w", "--shingle-words"),
+    (["signature"], "--w", "--shingle-words"),  # the words per shingle (the preset option w)
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "old", "new"), OLD_FLAGS, ids=lambda v: str(v[0]) if isinstance(v, list) else v
+)
+def test_old_flags_still_work_and_name_the_new_one(
+    command: list[str], old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An old flag sets what its new one sets, after one line on stderr naming the new one;
+    both at once is a usage error."""
+    by_old = build_parser().parse_args([*command, old, "7"])
+    assert capsys.readouterr().err == f"neardup: {old} is deprecated: use {new}\n"
+    assert by_old == build_parser().parse_args([*command, new, "7"])
+    assert capsys.readouterr().err == ""
+    status, _, err = cli(capsys, *command, old, "7", new, "7")
+    assert status == 2 and err.endswith(f"error: argument {new}: not allowed with argument {old}\n")
+
+
+def test_an_old_flag_changes_no_output(corpus: Path) -> None:
+    new, old = (run("cluster", flag, "3", str(corpus)) for flag in ("--max-distance", "-k"))
+    assert old.returncode == new.returncode == 0 and old.stdout == new.stdout
+    assert old.stderr == new.stderr + "neardup: -k is deprecated: use --max-distance\n"
+
+
 def test_overlaps_golden_pair(golden_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     docs = dict(inputs())
     for pair in semblance()["pairs"]:
         a, b = golden_dir / f"{pair['a']}.txt", golden_dir / f"{pair['b']}.txt"
-        status, out, err = cli(capsys, "overlaps", "--k", "8", "--w", "6", str(a), str(b))
+        status, out, err = cli(
+            capsys, "overlaps", "--kgram-bytes", "8", "--window", "6", str(a), str(b)
+        )
         assert (status, err) == (0, "")
         assert out.splitlines() == (pair["winnow_overlaps_k8_w6_posA_posB_len"] or [])
         spans = winnow.overlaps(docs[pair["a"]], docs[pair["b"]], 8, 6)
@@ -451,33 +510,43 @@ def test_overlaps_equals_kernel_spans(
     a, b = posts[0], posts[1]
     want = winnow.overlaps(a.read_bytes(), b.read_bytes(), 4, 5)
     assert len(want) >= 1
-    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "5", str(a), str(b))
+    status, out, err = cli(
+        capsys, "overlaps", "--kgram-bytes", "4", "--window", "5", str(a), str(b)
+    )
     assert (status, err) == (0, "")
     assert [tuple(map(int, line.split(","))) for line in out.splitlines()] == [
         (s.pos_a, s.pos_b, s.length) for s in want
     ]
     set_stdin(monkeypatch, b.read_bytes())
-    assert cli(capsys, "overlaps", "--k", "4", "--w", "5", str(a), "-") == (0, out, "")
+    assert cli(capsys, "overlaps", "--kgram-bytes", "4", "--window", "5", str(a), "-") == (
+        0,
+        out,
+        "",
+    )
 
 
 def test_overlaps_errors(
     posts: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     a, missing = posts[0], tmp_path / "missing.txt"
-    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "4", str(a), str(missing))
+    status, out, err = cli(
+        capsys, "overlaps", "--kgram-bytes", "4", "--window", "4", str(a), str(missing)
+    )
     assert (status, out) == (2, "")
     assert err == f"neardup: cannot read '{missing}': No such file or directory\n"
-    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "4", str(tmp_path), str(a))
+    status, out, err = cli(
+        capsys, "overlaps", "--kgram-bytes", "4", "--window", "4", str(tmp_path), str(a)
+    )
     assert (status, out) == (2, "") and err == (
         f"neardup: overlaps needs two files, '{tmp_path}' is a directory\n"
     )
-    status, out, err = cli(capsys, "overlaps", "--k", "4", "--w", "4", "-", "-")
+    status, out, err = cli(capsys, "overlaps", "--kgram-bytes", "4", "--window", "4", "-", "-")
     assert (status, out) == (2, "") and err.startswith("neardup: error: standard input ('-')")
     assert len(err.splitlines()) == 1
 
 
 def test_cover_footer_posts(posts: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["cover", "--k", "8", "--w", "6", "--min-docs", "3", "--min-run", "5"]
+    args = ["cover", "--kgram-bytes", "8", "--window", "6", "--min-docs", "3", "--min-run", "5"]
     status, out, err = cli(capsys, *args, *map(str, posts))
     assert (status, err) == (0, "")
     index = winnow.Index(8, 6)
@@ -503,7 +572,7 @@ def test_cover_footer_posts(posts: list[Path], capsys: pytest.CaptureFixture[str
 
 
 def test_cover_golden_corpus(golden_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["cover", "--k", "8", "--w", "6", "--min-docs", "2", "--min-run", "5"]
+    args = ["cover", "--kgram-bytes", "8", "--window", "6", "--min-docs", "2", "--min-run", "5"]
     status, out, err = cli(capsys, *args, str(golden_dir))
     assert (status, err) == (0, "")
     want = semblance()["corpus"]["winnow_index_k8_w6_cover_mindocs2_minrun5_pos_len"]
@@ -520,7 +589,7 @@ def test_cover_missing_file_named_others_printed(
     posts: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = tmp_path / "missing.txt"
-    args = ["cover", "--k", "8", "--w", "6", "--min-docs", "3", "--min-run", "5"]
+    args = ["cover", "--kgram-bytes", "8", "--window", "6", "--min-docs", "3", "--min-run", "5"]
     status, out, err = cli(capsys, *args, str(posts[0]), str(missing), *map(str, posts[1:]))
     assert status == 2
     assert [r["id"] for r in json_lines(out)] == [str(p) for p in posts]
@@ -531,7 +600,7 @@ def test_cover_missing_file_named_others_printed(
 def _clusters_output(root: Path) -> Path:
     """A finished dedup output of one cluster {a*, b} and a single c (no Spark needed), with
     the manifest ``runtime.write_report`` writes last: report.json's content and the job."""
-    from test_report_html import make_output
+    from report_outputs import make_output
 
     make_output(root, {"a": [("b", 0.9)], "c": []})
     manifest = {"job": "dedup", **json.loads((root / "report.json").read_text())}
@@ -591,15 +660,20 @@ def _process_cases(tmp: Path) -> list[tuple[list[str], bytes, int, str]]:
     fox.write_bytes(b"the quick brown fox")
     root = _clusters_output(tmp / "out")
     winnowed = json.dumps({"id": str(fox), "fingerprints": FOX_K4_W4})
-    cover = ["--k", "8", "--w", "6", "--min-docs", "2", "--min-run", "5"]
+    cover = ["--kgram-bytes", "8", "--window", "6", "--min-docs", "2", "--min-run", "5"]
     return [
         (["fingerprint"], b"hello there", 0, f"{neardup_udfs.fingerprint(b'hello there'):016x}"),
         (["fp", str(a)], b"", 0, f"{neardup_udfs.fingerprint(a.read_bytes()):016x}\t{a}"),
-        (["cluster", "-k", "3", str(a), str(b)], b"", 0, "[1] 2 members"),
+        (["cluster", "--max-distance", "3", str(a), str(b)], b"", 0, "[1] 2 members"),
         (["signature", str(a)], b"", 0, f'"id": "{a}"'),
         (["similarity", str(a), str(b)], b"", 0, '"jaccard": 1.0'),
-        (["winnow", "--k", "4", "--w", "4", str(fox)], b"", 0, winnowed),
-        (["overlaps", "--k", "4", "--w", "4", "-", str(b)], a.read_bytes(), 0, "2,2,57"),
+        (["winnow", "--kgram-bytes", "4", "--window", "4", str(fox)], b"", 0, winnowed),
+        (
+            ["overlaps", "--kgram-bytes", "4", "--window", "4", "-", str(b)],
+            a.read_bytes(),
+            0,
+            "2,2,57",
+        ),
         (["cover", *cover, str(a), str(b)], b"", 0, f'"id": "{a}"'),
         (["clusters", str(root)], b"", 0, "[1] 2 members"),
         (["report", str(root)], b"", 0, str(root / "report.html")),

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import re
+import tomllib
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,6 +186,23 @@ def test_index_settings() -> None:
         load_index_config(action="query", input="q", index="i", output="o", top=0)
 
 
+def test_the_index_job_leaves_the_dedup_only_keys_of_its_file_to_the_dedup_job(
+    tmp_path: Path,
+) -> None:
+    """jobs/index.py reads the dedup job's file: a key there that only the dedup job takes is
+    checked by its declaration, then left to that job; given to the index job directly, it
+    is an unknown key."""
+    conf = tmp_path / "dedup.toml"
+    conf.write_text('outputs = ["docs", "pairs"]\nclustering = "connected"\nmax_distance = 5\n')
+    shared = load_index_config(str(conf), input="in", index="i", method="simhash")
+    assert shared == load_index_config(input="in", index="i", method="simhash", max_distance=5)
+    conf.write_text('clustering = "single"\n')
+    with pytest.raises(ConfigError, match="config key 'clustering': 'single' is not one of"):
+        load_index_config(str(conf), input="in", index="i")
+    with pytest.raises(ConfigError, match="unknown config key 'clustering'"):
+        load_index_config(input="in", index="i", clustering="connected")
+
+
 def test_index_job_rejects_a_bad_command_line_before_spark(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -251,3 +272,38 @@ def test_every_key_is_declared_once_with_its_meaning() -> None:
     help_text = p.format_help()
     assert "--max-distance MAX_DISTANCE" in help_text and "(bits); default: 10" in help_text
     assert "-k K" in help_text and "deprecated: --max-distance" in help_text
+
+
+def shown_keys(conf: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The keys the TOML file ``conf`` sets, and those it shows commented out at the start of
+    a line (``# key = value``), each with its value."""
+    text = conf.read_text(encoding="utf-8")
+    commented: dict[str, Any] = {}
+    for line in text.splitlines():
+        if re.match(r"# [a-z_]+ = ", line):
+            ((name, value),) = tomllib.loads(line[2:]).items()
+            assert name not in commented, f"{conf.name} shows {name!r} twice"
+            commented[name] = value
+    return tomllib.loads(text), commented
+
+
+@pytest.mark.parametrize("job", ["dedup", "spans", "boilerplate", "images", "fingerprint"])
+def test_conf_file_shows_each_key_commented_out_with_its_default(job: str) -> None:
+    """A job's conf file (its ``JOB.config_file``) documents every key of its config class
+    and sets none: each is commented out with its declared default, written once, in the
+    declaration, so loading the file gives the defaults. A key with no TOML default (unset,
+    or required) shows an example value instead (tests/test_settings.py gives each to its job).
+    No value is live: one that should differ from its default belongs in the declaration or
+    on the command line."""
+    spec = importlib.import_module(job).JOB
+    path = ROOT / spec.config_file
+    live, commented = shown_keys(path)
+    assert live == {}, f"{path.name} sets {sorted(live)}: show them commented out"
+    keys = keys_of(spec.config)
+    assert commented.keys() == {k.name for k in keys}
+    for key in keys:
+        if key.default is None or key.setting.required:
+            continue  # no TOML value to show: an example
+        value = commented[key.name]
+        value = tuple(value) if isinstance(value, list) else value
+        assert (type(value), value) == (type(key.default), key.default), (path.name, key.name)

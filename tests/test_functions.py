@@ -30,7 +30,7 @@ GOLDEN = Path(__file__).parent / "golden"
 IMAGES = GOLDEN / "phash-images"
 MASK = 2**64 - 1
 
-# ditto/2 golden field -> (char, word) options, as tests/test_golden_ditto.py
+# ditto/2 golden field -> (char, word) options, as tests/kernels/test_featurize.py
 DITTO_VARIANTS = {
     "fp_default_char4": (4, 0),
     "fp_char3_word1": (3, 1),

@@ -4,10 +4,12 @@ counted."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from fake_spark import FakeConf
 
 from neardup_udfs import session
 from neardup_udfs.config import load_config
@@ -23,10 +25,10 @@ from neardup_udfs.session import (
 )
 from tests.spark_settings import spark_conf
 
-pytestmark = pytest.mark.spark
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.spark
 def test_a_chosen_count_stands(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     df = spark.range(10)
     assert fit_shuffle_partitions(spark, df) == {
@@ -38,6 +40,7 @@ def test_a_chosen_count_stands(spark, tmp_path: Path) -> None:  # type: ignore[n
         assert spark.conf.get(SHUFFLE_PARTITIONS) == "7"
 
 
+@pytest.mark.spark
 def test_an_unchosen_count_follows_the_input_size(spark, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(json.dumps({"text": "x" * 90}) + "\n" for _ in range(1000)))
@@ -56,6 +59,7 @@ def test_an_unchosen_count_follows_the_input_size(spark, tmp_path: Path, monkeyp
         assert fit_shuffle_partitions(spark, rows)["shuffle_partitions"] == floor
 
 
+@pytest.mark.spark
 def test_a_given_size_beats_the_plan_estimate(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The listed bytes of the input files decide, not the plan's estimate after projection
     (which put an 8.1 MB JSON file at 266 KB)."""
@@ -69,6 +73,7 @@ def test_a_given_size_beats_the_plan_estimate(spark, monkeypatch) -> None:  # ty
         assert got == {"shuffle_partitions": 100, "shuffle_partitions_from": "input size"}
 
 
+@pytest.mark.spark
 def test_adaptive_execution_off_for_a_small_input_unless_chosen(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # the test session's builder turns it off: that choice stands, whatever the size
     assert fit_adaptive(spark, 10) == {"adaptive": False, "adaptive_from": "config"}
@@ -87,6 +92,7 @@ def test_adaptive_execution_off_for_a_small_input_unless_chosen(spark, monkeypat
         assert spark.conf.get(ADAPTIVE) == "true" and spark.conf.get(SHUFFLE_PARTITIONS) == "2"
 
 
+@pytest.mark.spark
 def test_jobs_are_counted_in_a_group_of_their_own(spark) -> None:  # type: ignore[no-untyped-def]
     sc = spark.sparkContext
     sc.setJobGroup("callers-group", "the caller's")
@@ -104,6 +110,7 @@ def test_jobs_are_counted_in_a_group_of_their_own(spark) -> None:  # type: ignor
     sc.setLocalProperty("spark.job.description", None)  # type: ignore[arg-type]
 
 
+@pytest.mark.spark
 def test_reliable_lineage_cuts_where_a_checkpoint_directory_is_set(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """checkpoint_dir: every cut of the run is a reliable checkpoint there (files appear),
     the report says so, the clusters equal those of local cuts, and the session's own
@@ -126,16 +133,7 @@ def test_reliable_lineage_cuts_where_a_checkpoint_directory_is_set(spark, tmp_pa
     assert spark.sparkContext.getCheckpointDir() == before
 
 
-class FakeConf:
-    """``spark.conf`` of a session that is not there: ``get`` from a dict."""
-
-    def __init__(self, values: dict[str, str]) -> None:
-        self.values = values
-
-    def get(self, key: str, default: str | None = None) -> str | None:
-        return self.values.get(key, default)
-
-
+@pytest.mark.spark
 @pytest.mark.parametrize(
     ("settings", "edges", "source"),
     [
@@ -163,6 +161,7 @@ def test_driver_edge_budget_follows_the_driver_memory(
     assert said == f"spark.driver.{source} / {256 if 'memory' in source else 128} bytes an edge"
 
 
+@pytest.mark.spark
 def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Unset max_driver_edges: the driver's memory sets the budget and a small graph is
     settled there with no round; max_driver_edges = 0: rounds, the same clusters."""
@@ -184,3 +183,24 @@ def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  #
     assert runs["rounds"]["budget_from"] == "max_driver_edges"
     assert runs["rounds"]["driver_edge_budget"] == 0
     assert runs["driver-clusters"] == runs["rounds-clusters"]
+
+
+def test_driver_cores_follow_the_master() -> None:
+    from neardup_udfs.session import driver_cores
+
+    assert driver_cores({"spark.master": "local"}) == 1
+    assert driver_cores({"spark.master": "local[3]"}) == 3
+    assert driver_cores({"spark.master": "local[2,4]"}) == 2
+    assert driver_cores({"spark.master": "local[*]"}) == (os.cpu_count() or 1)
+    assert driver_cores({}) == (os.cpu_count() or 1)  # pyspark's default master: local[*]
+    assert driver_cores({"spark.master": "yarn", "spark.driver.cores": "4"}) == 4
+    assert driver_cores({"spark.master": "yarn"}) == 1
+
+
+def test_local_budget_is_the_driver_memory() -> None:
+    """No result limit applies: nothing is collected through the JVM."""
+    from neardup_udfs.session import local_byte_budget
+
+    assert local_byte_budget({}) == (1 << 30, "spark.driver.memory 1g")
+    got = local_byte_budget({"spark.driver.memory": "4g", "spark.driver.maxResultSize": "1m"})
+    assert got == (4 << 30, "spark.driver.memory 4g")

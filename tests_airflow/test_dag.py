@@ -1,5 +1,6 @@
 """The Airflow DAG, conf/airflow/neardup_dag.py: it loads, its tasks run in order with retries,
-it submits exactly the spark-submit lines README.md shows, and its sensors see the manifests.
+it submits exactly the spark-submit lines docs/cluster.md shows, and its sensors see the
+manifests.
 
 `make test-airflow` runs this in its own venv (.venv-airflow); the main venv has no Airflow,
 and `make test` does not collect tests_airflow/.
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DAG_FOLDER = ROOT / "conf" / "airflow"
 DAG_ID = "neardup_crawl_dedup"
 LOGICAL_DATE = pendulum.datetime(2026, 11, 30, tz="UTC")
-# The README's lines are rendered with the Variables unset (their defaults) and this master.
+# docs/cluster.md's lines are rendered with the Variables unset (their defaults) and this master.
 SPARK_MASTER = "spark://spark-master:7077"
 ORDER = ["dedup", "dedup_manifest", "boilerplate", "boilerplate_manifest"]
 SPARK_TASKS = ["dedup", "boilerplate"]
@@ -79,11 +80,12 @@ def spark_submit_command(task: SparkSubmitOperator) -> list[str]:
     return task._get_hook()._build_spark_submit_command(task.application)
 
 
-def readme_commands() -> list[list[str]]:
-    """The spark-submit lines in the fenced block after ``<!-- airflow-commands -->``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def documented_commands() -> list[list[str]]:
+    """The spark-submit lines in docs/cluster.md's fenced block after
+    ``<!-- airflow-commands -->``."""
+    text = (ROOT / "docs" / "cluster.md").read_text(encoding="utf-8")
     match = re.search(r"<!-- airflow-commands -->\s*```[^\n]*\n(.*?)\n```", text, re.S)
-    assert match, "README.md has no ```-block after <!-- airflow-commands -->"
+    assert match, "docs/cluster.md has no ```-block after <!-- airflow-commands -->"
     lines = match.group(1).replace("\\\n", " ").splitlines()
     return [shlex.split(line) for line in lines if line.strip()]
 
@@ -129,9 +131,9 @@ def test_the_run_of_a_day_starts_when_the_day_is_over(dag: Any) -> None:
     assert set(serialized.task_ids) == set(ORDER)
 
 
-def test_spark_submit_commands_are_the_readme_ones(dag: Any) -> None:
+def test_spark_submit_commands_are_the_documented_ones(dag: Any) -> None:
     commands = [spark_submit_command(dag.get_task(t)) for t in SPARK_TASKS]
-    assert commands == readme_commands()
+    assert commands == documented_commands()
     dedup, boilerplate = commands
     for command, job in zip(commands, SPARK_TASKS, strict=True):
         assert command[:3] == ["spark-submit", "--master", SPARK_MASTER]

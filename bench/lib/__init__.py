@@ -14,5 +14,10 @@ this package imports as ``lib``: ``from lib.corpora import load_real``.
 - ``mllib``: Spark MLlib's MinHashLSH self-join, the baseline;
 - ``dense_corpus``: the duplicate-dense corpus (heavy-tailed families of chained edits);
 - ``processes``: whole spark-submit processes, timed;
-- ``images``: the real images of ../shared/data/images, distinct by pHash.
+- ``images``: the real images of ../shared/data/images, distinct by pHash;
+- ``visible_text``: bench_web's own view of a page (its visible text) and its shingles;
+- ``planted_families``: bench_web's corpora of planted families: documents, families, renderings;
+- ``web_corpus``: bench_web's ``web`` corpus, from the WARC files of ../shared/data/crawl;
+- ``man_corpus``: bench_web's ``zh`` and ``ja`` corpora, from the Debian man pages;
+- ``web_truth``: bench_web's ground truth, and the job's clusters scored against it.
 """

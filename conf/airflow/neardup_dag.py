@@ -25,8 +25,8 @@ same path on the Airflow workers and every Spark executor.
 The file lives in conf/airflow/, not in a top-level dags/ folder: it is deployment
 configuration of the jobs, like conf/spark-cluster.conf and the TOML files, versioned and
 shipped with the jobs and dist/ it submits; the repository is not an Airflow DAG folder.
-Airflow's dags_folder gets a copy or a symlink of this one file (README "Scheduling with
-Airflow"), and `make test-airflow` loads conf/airflow/ as a DAG folder.
+Airflow's dags_folder gets a copy or a symlink of this one file (docs/cluster.md,
+"Scheduling with Airflow"), and `make test-airflow` loads conf/airflow/ as a DAG folder.
 """
 
 from __future__ import annotations

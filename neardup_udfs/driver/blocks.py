@@ -41,8 +41,8 @@ from neardup_udfs.driver.read import (
 )
 from neardup_udfs.io.storage import Listed, LocalStorage
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.runtime import rejects_by_reason
 from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LENGTH, TEXT
+from neardup_udfs.stages.read import rejects_by_reason
 from neardup_udfs.udfs import document_features_fn
 
 __all__ = [

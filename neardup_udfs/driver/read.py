@@ -25,8 +25,8 @@ import pyarrow.json as pj
 
 from neardup_udfs.io.input_files import unread_files
 from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
-from neardup_udfs.runtime import rejects_by_reason
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
+from neardup_udfs.stages.read import rejects_by_reason
 
 __all__ = [
     "Counted",

@@ -113,7 +113,7 @@ class IndexManifest:
     pipeline_id: str
     pipeline_version: str
     kind: str  # simhash | minhash
-    shape: Mapping[str, int]  # simhash: {"k"}; minhash: {"bands", "rows"}
+    shape: Mapping[str, int]  # simhash: {"k": max_distance, "blocks"}; minhash: {"bands", "rows"}
     params: Mapping[str, int] = field(default_factory=dict)  # the preset's options
     normalization: str = "none"  # web | none (indexes written before it existed: none)
     generation: int = 0
@@ -261,33 +261,35 @@ def _batch_problems(b: Batch) -> list[str]:
     return out
 
 
-def shape_of(pipeline: Pipeline, k: int, blocks: int | None = None) -> dict[str, int]:
-    """The LSH shape an index stores for ``pipeline``: for SimHash the distance ``k`` and the
-    ``blocks`` of its multi-table keys (``kernels.hamming_tables``; default ``k + 1``,
-    ditto's index), for MinHash the pipeline's bands x rows."""
+def shape_of(pipeline: Pipeline, max_distance: int, blocks: int | None = None) -> dict[str, int]:
+    """The LSH shape an index stores for ``pipeline``: for SimHash ``max_distance`` (stored
+    as ``k``, ditto's name) and the ``blocks`` of its multi-table keys
+    (``kernels.hamming_tables``; default ``max_distance + 1``, ditto's index), for MinHash
+    the pipeline's bands x rows."""
     if pipeline.kind == "simhash":
-        return {"k": int(k), "blocks": int(blocks if blocks is not None else k + 1)}
+        blocks = blocks if blocks is not None else max_distance + 1
+        return {"k": int(max_distance), "blocks": int(blocks)}
     return {"bands": pipeline.param("bands"), "rows": pipeline.param("rows")}
 
 
 def scheme_of(manifest: IndexManifest) -> Scheme:
     """A SimHash index's key scheme: the blocks it was created with (an index made before
-    the scheme was recorded has ditto's ``k + 1``)."""
-    k = int(manifest.shape["k"])
-    return Scheme(int(manifest.shape.get("blocks", k + 1)), k)
+    the scheme was recorded has ditto's ``max_distance + 1``)."""
+    max_distance = int(manifest.shape["k"])
+    return Scheme(int(manifest.shape.get("blocks", max_distance + 1)), max_distance)
 
 
 def new_manifest(
-    preset: str, pipeline: Pipeline, k: int, scheme: Scheme | None = None
+    preset: str, pipeline: Pipeline, max_distance: int, scheme: Scheme | None = None
 ) -> IndexManifest:
-    """The manifest of an empty index for ``pipeline`` (and, for SimHash, ``k`` and the key
-    ``scheme``'s blocks: ditto's ``k + 1`` when None)."""
+    """The manifest of an empty index for ``pipeline`` (and, for SimHash, ``max_distance``
+    and the key ``scheme``'s blocks: ditto's ``max_distance + 1`` when None)."""
     return IndexManifest(
         preset=preset,
         pipeline_id=pipeline.id,
         pipeline_version=pipeline.version,
         kind=pipeline.kind,
-        shape=shape_of(pipeline, k, scheme.blocks if scheme is not None else None),
+        shape=shape_of(pipeline, max_distance, scheme.blocks if scheme is not None else None),
         params=dict(pipeline.params),
         normalization=pipeline.normalization.name,
     )
@@ -304,13 +306,17 @@ def _describe(pipeline_id: str, shape: Mapping[str, int]) -> str:
 
 
 def check_compatible(
-    manifest: IndexManifest, pipeline: Pipeline, k: int, where: str, blocks: int | None = None
+    manifest: IndexManifest,
+    pipeline: Pipeline,
+    max_distance: int,
+    where: str,
+    blocks: int | None = None,
 ) -> None:
     """Raise IndexMismatch unless ``manifest`` was built with ``pipeline``'s id and version
     and the same LSH shape; the message names both sides. SimHash: ``blocks`` is the key
     scheme a run asked for (None: whatever the index has, which every batch and query then
     uses); another one than the index's is a mismatch."""
-    shape = shape_of(pipeline, k)
+    shape = shape_of(pipeline, max_distance)
     if manifest.normalization != pipeline.normalization.name:
         raise IndexMismatch(
             f"index {where} was built with normalization {manifest.normalization!r} "

@@ -21,11 +21,9 @@ decoding (one U+FFFD per invalid byte), which the batch kernel uses.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import mmh3
@@ -34,7 +32,11 @@ import numpy.typing as npt
 from numba import njit
 
 from neardup_udfs.kernels.compiled import kernel
-from neardup_udfs.kernels.words_jit import _pack, _put, _rune_at
+from neardup_udfs.kernels.data_files import shipped_json
+from neardup_udfs.kernels.simhash_jit import add_votes, majority_bits
+from neardup_udfs.kernels.text import char_class
+from neardup_udfs.kernels.tokenizer import TokenTables, next_token, token_scratch, token_tables
+from neardup_udfs.kernels.utf8 import pack_utf8
 
 __all__ = [
     "UNICODE_VERSION",
@@ -57,11 +59,8 @@ WINDOW_SIZE = 8
 """``simhash_bytes`` hashes every window of this many consecutive bytes."""
 
 
-@cache
 def _data() -> dict[str, Any]:
-    raw = resources.files("neardup_udfs").joinpath("data/rust_unicode_17.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(raw)
-    return data
+    return shipped_json("rust_unicode_17.json")
 
 
 UNICODE_VERSION: str = _data()["unicode_version"]
@@ -74,15 +73,7 @@ _LOWER: dict[int, str] = {
 }
 
 
-def _char_class(ranges: Sequence[tuple[int, int]]) -> str:
-    parts = []
-    for lo, hi in ranges:
-        a, b = re.escape(chr(lo)), re.escape(chr(hi))
-        parts.append(a if lo == hi else f"{a}-{b}")
-    return "[" + "".join(parts) + "]+"
-
-
-_ALNUM_RUN = re.compile(_char_class(_ALNUM))
+_ALNUM_RUN = re.compile(f"[{char_class(_ALNUM)}]+")
 
 
 def _as_rust_str(text: str | bytes) -> str:
@@ -193,7 +184,6 @@ _M2 = _u(0xC4CEB9FE1A85EC53)
 _N1 = _u(0x52DCE729)
 _N2 = _u(0x38495AB5)
 _FIVE = _u(5)
-_ONE = _u(1)
 
 
 @njit(inline="always")
@@ -251,82 +241,40 @@ def _murmur(b: npt.NDArray[np.uint8], lo: int, hi: int) -> tuple[np.uint64, np.u
     return h1, h2
 
 
-@njit(inline="always")
-def _add(counts: npt.NDArray[np.int64], h: np.uint64) -> None:
-    for i in range(64):
-        counts[i] += np.int64((h >> _u(i)) & _ONE)
-
-
-@njit(inline="always")
-def _bits(counts: npt.NDArray[np.int64], m: int) -> np.uint64:
-    fp = _u(0)
-    for i in range(64):
-        if 2 * counts[i] > m:
-            fp |= _ONE << _u(i)
-    return fp
-
-
 @kernel()
 def _doc(
     b: npt.NDArray[np.uint8],
     lo: int,
     hi: int,
-    alnum: npt.NDArray[np.uint8],
-    lower: npt.NDArray[np.int32],
-    multi: npt.NDArray[np.int32],
+    tables: TokenTables,
     tok: npt.NDArray[np.uint8],
     counts: npt.NDArray[np.int64],
 ) -> np.uint64:
     """anchor ``simhash`` of b[lo:hi]; tok is scratch for the token being built."""
     counts[:] = 0
     m = 0
-    n = 0
     p = lo
-    while p <= hi:
-        r, size = _rune_at(b, p, hi)
-        if r < 0x80:
-            if 65 <= r <= 90:
-                tok[n] = r + 32
-                n += 1
-                p += size
-                continue
-            if 97 <= r <= 122 or 48 <= r <= 57:
-                tok[n] = r
-                n += 1
-                p += size
-                continue
-        elif alnum[r]:
-            low = lower[r]
-            if low >= 0:
-                n = _put(tok, n, low)
-            else:  # a lowercase of several chars: row -low - 1 of multi, -1 padded
-                for c2 in multi[-low - 1]:
-                    if c2 >= 0:
-                        n = _put(tok, n, c2)
-            p += size
-            continue
-        if n > 0:
-            h1, _ = _murmur(tok, 0, n)
-            _add(counts, h1)
-            m += 1
-            n = 0
-        p += size
-    return _bits(counts, m)
+    while True:
+        p, n = next_token(b, p, hi, tables, tok, 0)
+        if n == 0:
+            break
+        h1, _ = _murmur(tok, 0, n)
+        add_votes(counts, h1)
+        m += 1
+    return majority_bits(counts, m)
 
 
 @kernel()
 def _all(
     b: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
-    alnum: npt.NDArray[np.uint8],
-    lower: npt.NDArray[np.int32],
-    multi: npt.NDArray[np.int32],
+    tables: TokenTables,
     tok: npt.NDArray[np.uint8],
     out: U64,
 ) -> None:
     counts = np.zeros(64, dtype=np.int64)
     for d in range(len(offsets) - 1):
-        out[d] = _doc(b, offsets[d], offsets[d + 1], alnum, lower, multi, tok, counts)
+        out[d] = _doc(b, offsets[d], offsets[d + 1], tables, tok, counts)
 
 
 @kernel()
@@ -337,17 +285,14 @@ def _bytes_all(b: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], out: U6
         m = 0
         for i in range(offsets[d], offsets[d + 1] - 7):
             h1, _ = _murmur(b, i, i + 8)
-            _add(counts, h1)
+            add_votes(counts, h1)
             m += 1
-        out[d] = _bits(counts, m)
+        out[d] = majority_bits(counts, m)
 
 
 @cache
-def _tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32], npt.NDArray[np.int32]]:
-    """(alphanumeric flags, lowercase or -(row + 1) of multi, multi-char lowercases)."""
-    alnum = np.zeros(0x110000, dtype=np.uint8)
-    for lo, hi in _ALNUM:
-        alnum[lo : hi + 1] = 1
+def _tables() -> TokenTables:
+    """anchor's tokenizer: Rust alphanumerics, Rust's ``to_lowercase`` (several chars for some)."""
     lower = np.arange(0x110000, dtype=np.int32)
     rows: list[list[int]] = []
     for cp, low in _data()["to_lowercase_map"]:
@@ -360,7 +305,7 @@ def _tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32], npt.NDArray
     multi = np.full((max(len(rows), 1), width), -1, dtype=np.int32)
     for i, row in enumerate(rows):
         multi[i, : len(row)] = row
-    return alnum, lower, multi
+    return token_tables(_ALNUM, lower, multi)
 
 
 def simhash_batch(texts: Sequence[str | bytes]) -> U64:
@@ -379,17 +324,15 @@ def simhash_batch(texts: Sequence[str | bytes]) -> U64:
         decoding (U+FFFD only separates). Scratch is twice the longest document (a
         lowercased char is at most 1.5x its bytes).
     """
-    buf, offsets = _pack(texts)
-    longest = int(np.diff(offsets).max()) if len(texts) else 0
-    tok = np.empty(2 * longest + 8, dtype=np.uint8)
+    buf, offsets = pack_utf8(texts)
     out = np.zeros(len(texts), dtype=np.uint64)
-    _all(buf, offsets, *_tables(), tok, out)
+    _all(buf, offsets, _tables(), token_scratch(offsets), out)
     return out
 
 
 def simhash_bytes_batch(datas: Sequence[bytes]) -> U64:
     """:func:`simhash_bytes` of every byte string, as a uint64 array (numba)."""
-    buf, offsets = _pack(datas)
+    buf, offsets = pack_utf8(datas)
     out = np.zeros(len(datas), dtype=np.uint64)
     _bytes_all(buf, offsets, out)
     return out

@@ -13,27 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup_udfs.kernels.compiled import kernel
-from neardup_udfs.kernels.hashing import FNV64_OFFSET, FNV64_PRIME
+from neardup_udfs.kernels.simhash_jit import FNV_OFFSET, add_votes, fnv1a_span, majority_bits
 
 __all__ = ["ditto_simhash"]
-
-_OFFSET = np.uint64(FNV64_OFFSET)
-_PRIME = np.uint64(FNV64_PRIME)
-_ONE = np.uint64(1)
-
-
-@kernel(inline="always")
-def _fnv(buf: npt.NDArray[np.uint8], lo: int, hi: int) -> np.uint64:
-    h = _OFFSET
-    for q in range(lo, hi):
-        h = (h ^ np.uint64(buf[q])) * _PRIME
-    return h
-
-
-@kernel(inline="always")
-def _count(counts: npt.NDArray[np.int64], h: np.uint64) -> None:
-    for b in range(64):
-        counts[b] += np.int64((h >> np.uint64(b)) & _ONE)
 
 
 @kernel()
@@ -61,7 +43,8 @@ def _ditto_simhash(
                     ring[seen % size] = p
                     seen += 1
                     if seen > char_n:
-                        _count(counts, _fnv(buf, ring[(seen - size) % size], p))
+                        h = fnv1a_span(FNV_OFFSET, buf, ring[(seen - size) % size], p)
+                        add_votes(counts, h)
                         total += 1
         if word_n > 0 and hi > lo:
             # Word j starts at wring[j % size]; a word ends at a space or at the end.
@@ -73,17 +56,14 @@ def _ditto_simhash(
                     wring[words % size] = start
                     words += 1
                     if words >= word_n:
-                        _count(counts, _fnv(buf, wring[(words - word_n) % size], p))
+                        h = fnv1a_span(FNV_OFFSET, buf, wring[(words - word_n) % size], p)
+                        add_votes(counts, h)
                         total += 1
                     start = p + 1
         if total == 0:
-            out[d] = _fnv(buf, lo, hi)
-            continue
-        fp = np.uint64(0)
-        for b in range(64):
-            if 2 * counts[b] > total:
-                fp |= _ONE << np.uint64(b)
-        out[d] = fp
+            out[d] = fnv1a_span(FNV_OFFSET, buf, lo, hi)
+        else:
+            out[d] = majority_bits(counts, total)
 
 
 def ditto_simhash(

@@ -16,20 +16,20 @@ the oracle tests hold to them.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from neardup_udfs.kernels.compiled import kernel
-from neardup_udfs.kernels.hashing import FNV64_OFFSET, FNV64_PRIME, fnv1a64
-from neardup_udfs.kernels.text import go_lower, go_lower_table, to_go_str
-from neardup_udfs.kernels.words_jit import _pack, _put, _rune_at
+from neardup_udfs.kernels.data_files import shipped_json
+from neardup_udfs.kernels.hashing import FNV64_PRIME, fnv1a64
+from neardup_udfs.kernels.simhash_jit import FNV_OFFSET, add_votes, fnv1a_span, majority_bits
+from neardup_udfs.kernels.text import char_class, go_lower, go_lower_table, to_go_str
+from neardup_udfs.kernels.tokenizer import TokenTables, next_token, token_scratch, token_tables
+from neardup_udfs.kernels.utf8 import pack_utf8
 
 __all__ = [
     "MIN_TOKEN_BYTES",
@@ -54,8 +54,7 @@ SHINGLE_SIZE = 3
 @cache
 def _token_ranges() -> tuple[tuple[int, int], ...]:
     """Go ``IsLetter || IsDigit`` (Unicode 15.0.0) as sorted inclusive code point ranges."""
-    raw = resources.files("neardup_udfs").joinpath("data/go_unicode_15.json").read_text("utf-8")
-    data = json.loads(raw)
+    data = shipped_json("go_unicode_15.json")
     ranges = sorted(
         (int(lo), int(hi)) for lo, hi in data["go_letter_ranges"] + data["go_digit_ranges"]
     )
@@ -68,15 +67,7 @@ def _token_ranges() -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
-def _char_class(ranges: Sequence[tuple[int, int]]) -> str:
-    parts = []
-    for lo, hi in ranges:
-        a, b = re.escape(chr(lo)), re.escape(chr(hi))
-        parts.append(a if lo == hi else f"{a}-{b}")
-    return "[" + "".join(parts) + "]+"
-
-
-_TOKEN_RUN = re.compile(_char_class(_token_ranges()))
+_TOKEN_RUN = re.compile(f"[{char_class(_token_ranges())}]+")
 
 
 def tokens(text: str | bytes) -> list[str]:
@@ -150,23 +141,8 @@ def similarity(a: int, b: int) -> float:
     return 1.0 - float(distance(a, b)) / 64.0
 
 
-_OFFSET = np.uint64(FNV64_OFFSET)
 _PRIME = np.uint64(FNV64_PRIME)
-_ONE = np.uint64(1)
 _SPACE = np.uint64(0x20)
-
-
-@njit(inline="always")
-def _fnv_span(h: np.uint64, b: npt.NDArray[np.uint8], lo: int, hi: int) -> np.uint64:
-    for q in range(lo, hi):
-        h = (h ^ np.uint64(b[q])) * _PRIME
-    return h
-
-
-@njit(inline="always")
-def _add(counts: npt.NDArray[np.int64], h: np.uint64) -> None:
-    for i in range(64):
-        counts[i] += np.int64((h >> np.uint64(i)) & _ONE)
 
 
 @kernel()
@@ -174,8 +150,7 @@ def _doc(
     b: npt.NDArray[np.uint8],
     lo: int,
     hi: int,
-    is_token: npt.NDArray[np.uint8],
-    lower: npt.NDArray[np.int32],
+    tables: TokenTables,
     tok: npt.NDArray[np.uint8],
     counts: npt.NDArray[np.int64],
 ) -> np.uint64:
@@ -185,75 +160,52 @@ def _doc(
     e0 = e1 = e2 = 0  # their ends
     ntok = 0
     m = 0  # features counted
-    start = 0  # start of the token being built
-    n = 0  # write position in tok
+    n = 0  # end of the tokens kept in tok
     p = lo
-    while p <= hi:
-        r, size = _rune_at(b, p, hi)
-        if r < 0x80:
-            if 65 <= r <= 90:
-                tok[n] = r + 32
-                n += 1
-                p += size
-                continue
-            if 97 <= r <= 122 or 48 <= r <= 57:
-                tok[n] = r
-                n += 1
-                p += size
-                continue
-        elif is_token[r]:
-            n = _put(tok, n, lower[r])
-            p += size
-            continue
-        # r separates tokens
-        if n - start >= 2:
-            s0, e0, s1, e1, s2, e2 = s1, e1, s2, e2, start, n
-            ntok += 1
-            if ntok >= 3:
-                h = _fnv_span(_OFFSET, tok, s0, e0)
-                h = (h ^ _SPACE) * _PRIME
-                h = _fnv_span(h, tok, s1, e1)
-                h = (h ^ _SPACE) * _PRIME
-                h = _fnv_span(h, tok, s2, e2)
-                _add(counts, h)
-                m += 1
-            start = n
-        else:
+    while True:
+        start = n
+        p, n = next_token(b, p, hi, tables, tok, n)
+        if n == start:
+            break
+        if n - start < MIN_TOKEN_BYTES:
             n = start  # drop a too-short token
-        p += size
+            continue
+        s0, e0, s1, e1, s2, e2 = s1, e1, s2, e2, start, n
+        ntok += 1
+        if ntok >= 3:
+            h = fnv1a_span(FNV_OFFSET, tok, s0, e0)
+            h = (h ^ _SPACE) * _PRIME
+            h = fnv1a_span(h, tok, s1, e1)
+            h = (h ^ _SPACE) * _PRIME
+            h = fnv1a_span(h, tok, s2, e2)
+            add_votes(counts, h)
+            m += 1
     if ntok == 1:
-        return _fnv_span(_OFFSET, tok, s2, e2)
+        return fnv1a_span(FNV_OFFSET, tok, s2, e2)
     if ntok == 2:
-        _add(counts, _fnv_span(_OFFSET, tok, s1, e1))
-        _add(counts, _fnv_span(_OFFSET, tok, s2, e2))
+        add_votes(counts, fnv1a_span(FNV_OFFSET, tok, s1, e1))
+        add_votes(counts, fnv1a_span(FNV_OFFSET, tok, s2, e2))
         m = 2
-    fp = np.uint64(0)
-    for i in range(64):
-        if 2 * counts[i] > m:
-            fp |= _ONE << np.uint64(i)
-    return fp
+    return majority_bits(counts, m)
 
 
 @kernel()
 def _all(
     b: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
-    is_token: npt.NDArray[np.uint8],
-    lower: npt.NDArray[np.int32],
+    tables: TokenTables,
     tok: npt.NDArray[np.uint8],
     out: U64,
 ) -> None:
     counts = np.zeros(64, dtype=np.int64)
     for d in range(len(offsets) - 1):
-        out[d] = _doc(b, offsets[d], offsets[d + 1], is_token, lower, tok, counts)
+        out[d] = _doc(b, offsets[d], offsets[d + 1], tables, tok, counts)
 
 
 @cache
-def _tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
-    is_token = np.zeros(0x110000, dtype=np.uint8)
-    for lo, hi in _token_ranges():
-        is_token[lo : hi + 1] = 1
-    return is_token, go_lower_table()
+def _tables() -> TokenTables:
+    """fingerprint's tokenizer: Go letters and digits, Go's lowercase."""
+    return token_tables(_token_ranges(), go_lower_table())
 
 
 def simhash_batch(texts: Sequence[str | bytes]) -> U64:
@@ -271,9 +223,7 @@ def simhash_batch(texts: Sequence[str | bytes]) -> U64:
         lowercased token bytes, and the bit counts. Memory is the packed batch plus a scratch
         buffer of twice the longest document (a lowercased rune is at most 1.5x its bytes).
     """
-    buf, offsets = _pack(texts)
-    longest = int(np.diff(offsets).max()) if len(texts) else 0
-    tok = np.empty(2 * longest + 8, dtype=np.uint8)
+    buf, offsets = pack_utf8(texts)
     out = np.zeros(len(texts), dtype=np.uint64)
-    _all(buf, offsets, *_tables(), tok, out)
+    _all(buf, offsets, _tables(), token_scratch(offsets), out)
     return out

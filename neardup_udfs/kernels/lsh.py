@@ -21,16 +21,17 @@ None of the classes is safe for concurrent use.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from neardup_udfs.kernels.checks import as_signature, as_u64, positive
 from neardup_udfs.kernels.gomath import go_pow_unit
 from neardup_udfs.kernels.hashing import MIX_INIT, SPLITMIX_GAMMA, mix_fold
 
 __all__ = [
+    "band_key_ints",
     "band_keys",
     "band_keys_batch",
     "candidate_probability",
@@ -41,21 +42,9 @@ __all__ = [
 ]
 
 U64 = npt.NDArray[np.uint64]
-_MASK64 = (1 << 64) - 1
 
 
 # --- argument checks ---------------------------------------------------------------------------
-
-
-def _positive(name: str, value: int) -> int:
-    """``value`` as an int, or ValueError naming ``name`` when it is not a positive integer."""
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}") from None
-    if v <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {v}")
-    return v
 
 
 def _open_unit(threshold: float) -> float:
@@ -64,53 +53,6 @@ def _open_unit(threshold: float) -> float:
     if not 0.0 < t < 1.0:
         raise ValueError(f"threshold must be in the open interval (0, 1), got {threshold!r}")
     return t
-
-
-def _as_u64(values: npt.ArrayLike) -> U64:
-    """``values`` as a uint64 array.
-
-    uint64 arrays pass through; other integer arrays are cast (signed ones reinterpreted as
-    two's complement, e.g. Spark ``LongType``); other arrays raise ValueError. Sequences go
-    through ``numpy.array(values, dtype=uint64)``: Python ints must lie in ``[0, 2**64)``
-    (ValueError otherwise).
-    """
-    if isinstance(values, np.ndarray):
-        if values.dtype == np.uint64:
-            return values
-        if np.issubdtype(values.dtype, np.integer):
-            return values.astype(np.uint64)
-        raise ValueError(f"signature values must be integers, got dtype {values.dtype}")
-    try:
-        arr = np.array(values, dtype=np.uint64)
-    except (OverflowError, TypeError) as exc:
-        raise ValueError(f"signature values must be ints in [0, 2**64): {exc}") from None
-    return arr
-
-
-def _as_sig(sig: npt.ArrayLike, length: int, what: str) -> U64:
-    """``sig`` as a 1-D uint64 array of exactly ``length`` values (ValueError otherwise)."""
-    arr = _as_u64(sig)
-    if arr.ndim != 1:
-        raise ValueError(f"signature must be 1-D, got shape {arr.shape}")
-    if arr.shape[0] != length:
-        raise ValueError(f"signature length {arr.shape[0]} does not match {what} = {length}")
-    return arr
-
-
-def _as_fp(fp: int) -> int:
-    """A SimHash fingerprint as an int in ``[0, 2**64)`` (ValueError otherwise)."""
-    v = operator.index(fp)
-    if not 0 <= v <= _MASK64:
-        raise ValueError(f"fingerprint must be in [0, 2**64), got {v}")
-    return v
-
-
-def _go_str_key(s: str) -> bytes:
-    """Go orders strings by their bytes: the UTF-8 encoding (raw bytes kept as smuggled)."""
-    try:
-        return s.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return s.encode("utf-8", "surrogatepass")
 
 
 # --- parameters ----------------------------------------------------------------------------------
@@ -131,8 +73,8 @@ def threshold(bands: int, rows: int) -> float:
         >>> threshold(16, 8)
         0.7071067811865476
     """
-    b = _positive("bands", bands)
-    r = _positive("rows", rows)
+    b = positive("bands", bands)
+    r = positive("rows", rows)
     return go_pow_unit(1.0 / float(b), 1.0 / float(r))
 
 
@@ -151,8 +93,8 @@ def candidate_probability(jaccard: float, bands: int, rows: int) -> float:
         >>> candidate_probability(0.1, 16, 8) < 2e-7
         True
     """
-    b = _positive("bands", bands)
-    r = _positive("rows", rows)
+    b = positive("bands", bands)
+    r = positive("rows", rows)
     j = float(jaccard)
     if not 0.0 <= j <= 1.0:
         raise ValueError(f"jaccard must be in [0, 1], got {jaccard!r}")
@@ -176,7 +118,7 @@ def params(k: int, threshold: float) -> tuple[int, int]:
         >>> params(128, 0.71)
         (16, 8)
     """
-    n = _positive("k", k)
+    n = positive("k", k)
     target = _open_unit(threshold)
     best_bands, best_rows = 1, n
     best = math.inf
@@ -210,7 +152,7 @@ def recall_params(
         >>> recall_params(128, 0.7)
         (25, 5)
     """
-    n = _positive("k", k)
+    n = positive("k", k)
     t = _open_unit(threshold)
     if not margin >= 0.0:
         raise ValueError(f"margin must be >= 0, got {margin!r}")
@@ -226,8 +168,9 @@ def recall_params(
 # --- band keys -----------------------------------------------------------------------------------
 
 
-def _band_key_ints(values: Sequence[int], bands: int, rows: int) -> list[int]:
-    """Band keys of one signature (as Python ints); ``values`` already has bands*rows items."""
+def band_key_ints(values: Sequence[int], bands: int, rows: int) -> list[int]:
+    """:func:`band_keys` of a signature of exactly ``bands * rows`` values, as Python ints
+    (no checks)."""
     return [mix_fold(values[b * rows : (b + 1) * rows]) for b in range(bands)]
 
 
@@ -246,10 +189,10 @@ def band_keys(sig: npt.ArrayLike, bands: int, rows: int) -> U64:
         >>> [f"{k:016x}" for k in band_keys(list(range(1, 9)), 2, 4).tolist()]
         ['7ff1d476798020a7', 'fd4888f51ae197db']
     """
-    b = _positive("bands", bands)
-    r = _positive("rows", rows)
-    arr = _as_sig(sig, b * r, "bands*rows")
-    return np.array(_band_key_ints(arr.tolist(), b, r), dtype=np.uint64)
+    b = positive("bands", bands)
+    r = positive("rows", rows)
+    arr = as_signature(sig, b * r, "bands*rows")
+    return np.array(band_key_ints(arr.tolist(), b, r), dtype=np.uint64)
 
 
 def band_keys_batch(sigs: npt.ArrayLike, bands: int, rows: int) -> U64:
@@ -283,9 +226,9 @@ def prefix_keys_batch(sigs: npt.ArrayLike, bands: int, rows: int) -> U64:
         collision. This is what lets a stored index answer :class:`Forest` queries by key
         lookups, one depth at a time. ValueError as :func:`band_keys_batch`.
     """
-    b = _positive("bands", bands)
-    r = _positive("rows", rows)
-    arr = _as_u64(sigs)
+    b = positive("bands", bands)
+    r = positive("rows", rows)
+    arr = as_u64(sigs)
     if arr.ndim != 2:
         raise ValueError(f"signatures must be 2-D (n, bands*rows), got shape {arr.shape}")
     if arr.shape[1] != b * r:

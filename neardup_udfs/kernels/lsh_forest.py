@@ -11,10 +11,7 @@ from collections.abc import Iterator
 
 import numpy.typing as npt
 
-from neardup_udfs.kernels.lsh import (
-    _as_sig,
-    _positive,
-)
+from neardup_udfs.kernels.checks import as_signature, positive
 
 __all__ = ["Forest"]
 
@@ -46,8 +43,8 @@ class Forest:
     """
 
     def __init__(self, trees: int, depth: int) -> None:
-        self._trees = _positive("trees", trees)
-        self._depth = _positive("depth", depth)
+        self._trees = positive("trees", trees)
+        self._depth = positive("depth", depth)
         self._entries: list[list[tuple[tuple[int, ...], int, str]]] = [
             [] for _ in range(self._trees)
         ]
@@ -66,7 +63,7 @@ class Forest:
         return self._depth
 
     def _values(self, sig: npt.ArrayLike) -> list[int]:
-        return _as_sig(sig, self._trees * self._depth, "trees*depth").tolist()
+        return as_signature(sig, self._trees * self._depth, "trees*depth").tolist()
 
     def add(self, id: str, sig: npt.ArrayLike) -> None:
         """Index ``id`` under ``sig`` (O(trees); the next query sorts)."""
@@ -87,7 +84,7 @@ class Forest:
     def query(self, sig: npt.ArrayLike, k: int) -> list[str]:
         """Up to ``k`` ids by decreasing shared-prefix depth (see the class notes)."""
         vals = self._values(sig)
-        want = _positive("k", k)
+        want = positive("k", k)
         self._sort()
         out: list[str] = []
         seen: set[str] = set()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 
-from neardup_udfs.kernels.lsh import _as_fp
+from neardup_udfs.kernels.checks import as_fingerprint
 from neardup_udfs.kernels.lsh_index import Stats
 from neardup_udfs.kernels.simhash import distance
 
@@ -72,7 +72,7 @@ class HammingIndex:
 
     def add(self, id: str, fp: int) -> None:
         """Index ``id`` under the fingerprint ``fp`` (an int in ``[0, 2**64)``)."""
-        v = _as_fp(fp)
+        v = as_fingerprint(fp)
         for table, key in zip(self._tables, self._keys(v), strict=True):
             bucket = table.get(key)
             if bucket is None:
@@ -100,7 +100,7 @@ class HammingIndex:
 
     def query(self, fp: int) -> list[str]:
         """Ids of fingerprints within ``max_dist`` bits of ``fp``: block, then insertion order."""
-        v = _as_fp(fp)
+        v = as_fingerprint(fp)
         out: list[str] = []
         seen: set[str] = set()
         limit = self._max_dist
@@ -123,10 +123,4 @@ class HammingIndex:
 
     def stats(self) -> Stats:
         """Block-table occupancy (a full walk of the tables)."""
-        buckets = entries = biggest = 0
-        for table in self._tables:
-            for bucket in table.values():
-                buckets += 1
-                entries += len(bucket)
-                biggest = max(biggest, len(bucket))
-        return Stats(len(self._fps), buckets, entries, biggest)
+        return Stats.of(len(self._fps), self._tables)

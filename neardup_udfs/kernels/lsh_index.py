@@ -8,24 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup_udfs.kernels.lsh import (
-    _as_sig,
-    _band_key_ints,
-    _go_str_key,
-    _positive,
-    band_keys_batch,
-    threshold,
-)
+from neardup_udfs.kernels.checks import as_signature, positive
+from neardup_udfs.kernels.lsh import band_key_ints, band_keys_batch, threshold
 from neardup_udfs.kernels.minhash import jaccard
+from neardup_udfs.kernels.text import go_str_key
 
 __all__ = ["Index", "Neighbor", "Stats", "VerifiedIndex"]
 
 U64 = npt.NDArray[np.uint64]
+R = TypeVar("R")
 
 
 # --- shared bucket store -------------------------------------------------------------------------
@@ -47,6 +43,18 @@ class Stats:
     buckets: int
     entries: int
     max_bucket: int
+
+    @classmethod
+    def of(cls, ids: int, tables: Iterable[dict[Any, list[Any]]]) -> Stats:
+        """The occupancy of bucket tables (one dict of key -> entries per band or block) that
+        hold ``ids`` distinct ids (a full walk of the tables)."""
+        buckets = entries = biggest = 0
+        for table in tables:
+            for bucket in table.values():
+                buckets += 1
+                entries += len(bucket)
+                biggest = max(biggest, len(bucket))
+        return cls(ids, buckets, entries, biggest)
 
 
 class _Buckets:
@@ -91,26 +99,19 @@ class _Buckets:
                     out.append(id)
         return out
 
-    def stats(self, ids: int) -> Stats:
-        buckets = entries = biggest = 0
-        for table in self.bands:
-            for bucket in table.values():
-                buckets += 1
-                entries += len(bucket)
-                biggest = max(biggest, len(bucket))
-        return Stats(ids, buckets, entries, biggest)
-
 
 # --- Index ---------------------------------------------------------------------------------------
 
 
-class _Banded:
-    """The banding shape shared by :class:`Index` and :class:`VerifiedIndex`."""
+class _Banded(Generic[R]):
+    """The banding shape shared by :class:`Index` and :class:`VerifiedIndex`: the buckets,
+    and per indexed id what the index keeps of it (``R``)."""
 
     def __init__(self, bands: int, rows: int) -> None:
-        self._bands = _positive("bands", bands)
-        self._rows = _positive("rows", rows)
+        self._bands = positive("bands", bands)
+        self._rows = positive("rows", rows)
         self._store = _Buckets(self._bands)
+        self._by_id: dict[str, R] = {}
 
     @property
     def bands(self) -> int:
@@ -126,8 +127,23 @@ class _Banded:
         """``(1/bands) ** (1/rows)`` as Go computes it (see the module function)."""
         return threshold(self._bands, self._rows)
 
+    def __len__(self) -> int:
+        return len(self._by_id)
 
-class Index(_Banded):
+    def __contains__(self, id: object) -> bool:
+        return id in self._by_id
+
+    def ids(self) -> Iterator[str]:
+        """The distinct indexed ids (semblance ``Range``; order unspecified — here first-add
+        order)."""
+        return iter(list(self._by_id))
+
+    def stats(self) -> Stats:
+        """Bucket occupancy (a full walk of the buckets)."""
+        return Stats.of(len(self._by_id), self._store.bands)
+
+
+class Index(_Banded[list[int]]):
     """semblance ``lsh.Index``: MinHash banding index returning unverified candidates.
 
     A signature of ``bands * rows`` values becomes a candidate of a query when the two agree
@@ -149,18 +165,14 @@ class Index(_Banded):
         ['a', 'b']
     """
 
-    def __init__(self, bands: int, rows: int) -> None:
-        super().__init__(bands, rows)
-        self._keys: dict[str, list[int]] = {}
-
     def _keys_of(self, sig: npt.ArrayLike) -> list[int]:
-        arr = _as_sig(sig, self._bands * self._rows, "bands*rows")
-        return _band_key_ints(arr.tolist(), self._bands, self._rows)
+        arr = as_signature(sig, self._bands * self._rows, "bands*rows")
+        return band_key_ints(arr.tolist(), self._bands, self._rows)
 
     def _add_keys(self, id: str, keys: list[int]) -> None:
         for band, key in enumerate(keys):
             self._store.add(band, key, id)
-        self._keys.setdefault(id, []).extend(keys)
+        self._by_id.setdefault(id, []).extend(keys)
 
     def add(self, id: str, sig: npt.ArrayLike) -> None:
         """Index ``id`` under ``sig`` (ValueError if ``len(sig) != bands * rows``)."""
@@ -181,7 +193,7 @@ class Index(_Banded):
 
     def remove(self, id: str) -> bool:
         """Delete every entry of ``id`` (from all its adds); report whether it was present."""
-        keys = self._keys.pop(id, None)
+        keys = self._by_id.pop(id, None)
         if keys is None:
             return False
         for i, key in enumerate(keys):
@@ -196,20 +208,6 @@ class Index(_Banded):
         """
         return self._store.candidates(self._keys_of(sig))
 
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __contains__(self, id: object) -> bool:
-        return id in self._keys
-
-    def ids(self) -> Iterator[str]:
-        """The distinct ids (semblance ``Range``; order unspecified — here first-add order)."""
-        return iter(list(self._keys))
-
-    def stats(self) -> Stats:
-        """Bucket occupancy (a full walk of the buckets)."""
-        return self._store.stats(len(self._keys))
-
 
 # --- VerifiedIndex -------------------------------------------------------------------------------
 
@@ -221,7 +219,7 @@ class Neighbor(NamedTuple):
     similarity: float
 
 
-class VerifiedIndex(_Banded):
+class VerifiedIndex(_Banded[U64]):
     """semblance ``lsh.VerifiedIndex``: a banding index that keeps signatures and ranks matches.
 
     Notes:
@@ -239,26 +237,22 @@ class VerifiedIndex(_Banded):
         [Neighbor(id='a', similarity=1.0), Neighbor(id='b', similarity=0.5)]
     """
 
-    def __init__(self, bands: int, rows: int) -> None:
-        super().__init__(bands, rows)
-        self._sigs: dict[str, U64] = {}
-
     def _sig(self, sig: npt.ArrayLike) -> U64:
-        return _as_sig(sig, self._bands * self._rows, "bands*rows")
+        return as_signature(sig, self._bands * self._rows, "bands*rows")
 
     def _keys_of(self, arr: U64) -> list[int]:
-        return _band_key_ints(arr.tolist(), self._bands, self._rows)
+        return band_key_ints(arr.tolist(), self._bands, self._rows)
 
     def add(self, id: str, sig: npt.ArrayLike) -> None:
         """Store a copy of ``sig`` under ``id``, replacing and re-indexing a previous one."""
         arr = self._sig(sig)
         keys = self._keys_of(arr)
-        prev = self._sigs.get(id)
+        prev = self._by_id.get(id)
         if prev is not None:
             self._drop(id, prev)
         for band, key in enumerate(keys):
             self._store.add(band, key, id)
-        self._sigs[id] = arr.copy()
+        self._by_id[id] = arr.copy()
 
     def _drop(self, id: str, sig: U64) -> None:
         for band, key in enumerate(self._keys_of(sig)):
@@ -266,7 +260,7 @@ class VerifiedIndex(_Banded):
 
     def remove(self, id: str) -> bool:
         """Delete ``id``; report whether it was present."""
-        sig = self._sigs.pop(id, None)
+        sig = self._by_id.pop(id, None)
         if sig is None:
             return False
         self._drop(id, sig)
@@ -282,27 +276,13 @@ class VerifiedIndex(_Banded):
         arr = self._sig(sig)
         out: list[Neighbor] = []
         for id in self._store.candidates(self._keys_of(arr)):
-            sim = jaccard(arr, self._sigs[id])
+            sim = jaccard(arr, self._by_id[id])
             if sim >= min_jaccard:
                 out.append(Neighbor(id, sim))
-        out.sort(key=lambda n: (-n.similarity, _go_str_key(n.id)))
+        out.sort(key=lambda n: (-n.similarity, go_str_key(n.id)))
         return out
 
     def signature(self, id: str) -> U64 | None:
         """A copy of the stored signature of ``id``, or None when it is not indexed."""
-        sig = self._sigs.get(id)
+        sig = self._by_id.get(id)
         return None if sig is None else sig.copy()
-
-    def __len__(self) -> int:
-        return len(self._sigs)
-
-    def __contains__(self, id: object) -> bool:
-        return id in self._sigs
-
-    def ids(self) -> Iterator[str]:
-        """The indexed ids (semblance ``Range``; order unspecified — here first-add order)."""
-        return iter(list(self._sigs))
-
-    def stats(self) -> Stats:
-        """Bucket occupancy (a full walk of the buckets)."""
-        return self._store.stats(len(self._sigs))

@@ -10,25 +10,27 @@ emulates Go exactly.
 from __future__ import annotations
 
 import codecs
-import json
 import re
-from functools import cache
-from importlib import resources
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from neardup_udfs.kernels.data_files import shipped_json
 
 __all__ = [
     "GO_DECODE_ERRORS",
     "TOKEN_RANGES_GE_0X80",
     "TOKEN_RUN",
     "UNICODE_VERSION",
+    "char_class",
     "go_decode",
     "go_fields",
     "go_is_space",
     "go_lower",
     "go_lower_table",
+    "go_str_key",
     "to_go_str",
 ]
 
@@ -45,11 +47,8 @@ def _replace_one_byte(err: UnicodeError) -> tuple[str, int]:
 codecs.register_error(GO_DECODE_ERRORS, _replace_one_byte)
 
 
-@cache
 def _tables() -> dict[str, Any]:
-    raw = resources.files("neardup_udfs").joinpath("data/go_unicode_15.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(raw)
-    return data
+    return shipped_json("go_unicode_15.json")
 
 
 UNICODE_VERSION: str = _tables()["unicode_version"]
@@ -66,16 +65,16 @@ TOKEN_RANGES_GE_0X80: tuple[tuple[int, int], ...] = tuple(
 """semblance's frozen token runes at or above U+0080 (category L* or N*), inclusive ranges."""
 
 
-def _token_class() -> str:
-    parts = ["A-Za-z0-9"]
-    for lo, hi in TOKEN_RANGES_GE_0X80:
-        parts.append(
-            re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
-        )
-    return "".join(parts)
+def char_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """The inside of a regular-expression character class (``[...]``) that matches exactly
+    the code points of the inclusive ``ranges``."""
+    return "".join(
+        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        for lo, hi in ranges
+    )
 
 
-TOKEN_RUN = re.compile(f"[{_token_class()}]+")
+TOKEN_RUN = re.compile(f"[A-Za-z0-9{char_class(TOKEN_RANGES_GE_0X80)}]+")
 """A maximal run of semblance token runes (ASCII letters/digits, or L*/N* at U+0080 and up)."""
 
 
@@ -144,6 +143,16 @@ def to_go_str(text: str | bytes) -> str:
     except UnicodeEncodeError:
         return go_decode(text.encode("utf-8", "surrogatepass"))
     return text
+
+
+def go_str_key(s: str) -> bytes:
+    """A sort key that orders strings as Go orders them: by their bytes, the UTF-8 encoding
+    (characters smuggled in by ``surrogateescape`` as the raw bytes they stand for, other lone
+    surrogates as their 3-byte form)."""
+    try:
+        return s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogatepass")
 
 
 def go_lower(text: str) -> str:

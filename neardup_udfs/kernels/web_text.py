@@ -187,8 +187,8 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup_udfs.kernels.compiled import kernel
-from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80
-from neardup_udfs.kernels.words_jit import _put
+from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, char_class
+from neardup_udfs.kernels.utf8 import put_rune
 
 __all__ = [
     "CJK_RANGES",
@@ -461,19 +461,12 @@ def _class_table() -> npt.NDArray[np.uint8]:
     return table
 
 
-def _bmp_class(ranges: Sequence[tuple[int, int]]) -> str:
-    return "".join(
-        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
-        for lo, hi in ranges
-        if hi <= 0xFFFF
-    )
-
-
 # A quick filter, a superset of the grouped characters: exact in the BMP, whole blocks beyond
 # it (a character class with many ranges above U+FFFF costs re 5-10 times as much per
 # character). The kernel decides exactly.
 _MAYBE_CJK = re.compile(
-    f"[{_bmp_class(CJK_TOKEN_RANGES)}\U0001aff0-\U0001b16f\U00020000-\U000323af]"
+    f"[{char_class(r for r in CJK_TOKEN_RANGES if r[1] <= 0xFFFF)}"
+    "\U0001aff0-\U0001b16f\U00020000-\U000323af]"
 )
 
 
@@ -699,12 +692,12 @@ def _collapse_kernel(b, lengths, longest, space, table, mode):
                     out[k] = 32
                     k += 1
                     chars += 1
-            k = _put(out, k, c)
+            k = put_rune(out, k, c)
             chars += 1
             if mode != 0:
                 if pairs and cls == 1 and prev == 1 and i + 1 < m and table[tmp[i + 1]] == 1:
                     out[k] = 32
-                    k = _put(out, k + 1, c)
+                    k = put_rune(out, k + 1, c)
                     chars += 2
                 prev = cls
         ends[d + 1] = chars

@@ -18,7 +18,10 @@ from numba import njit
 
 from neardup_udfs.kernels.compiled import kernel
 from neardup_udfs.kernels.hashing import MIX_INIT, SPLITMIX_GAMMA
+from neardup_udfs.kernels.simhash_jit import add_votes, majority_bits
 from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
+from neardup_udfs.kernels.tokenizer import TokenTables, next_token, token_scratch, token_tables
+from neardup_udfs.kernels.utf8 import pack_utf8
 
 __all__ = [
     "indexed_sets_jaccard",
@@ -103,81 +106,13 @@ def _xxh64(b: npt.NDArray[np.uint8], n: int) -> np.uint64:
     return h
 
 
-@njit(inline="always")
-def _decode(b: npt.NDArray[np.uint8], p: int, end: int) -> tuple[int, int]:
-    """Go's utf8.DecodeRune at p: (rune, size); an invalid byte is (0xFFFD, 1)."""
-    c = b[p]
-    if c < 0x80:
-        return c, 1
-    if 0xC2 <= c <= 0xDF:
-        need, lo, hi, r = 1, 0x80, 0xBF, c & 0x1F
-    elif c == 0xE0:
-        need, lo, hi, r = 2, 0xA0, 0xBF, c & 0x0F
-    elif (0xE1 <= c <= 0xEC) or c == 0xEE or c == 0xEF:
-        need, lo, hi, r = 2, 0x80, 0xBF, c & 0x0F
-    elif c == 0xED:
-        need, lo, hi, r = 2, 0x80, 0x9F, c & 0x0F
-    elif c == 0xF0:
-        need, lo, hi, r = 3, 0x90, 0xBF, c & 0x07
-    elif 0xF1 <= c <= 0xF3:
-        need, lo, hi, r = 3, 0x80, 0xBF, c & 0x07
-    elif c == 0xF4:
-        need, lo, hi, r = 3, 0x80, 0x8F, c & 0x07
-    else:
-        return 0xFFFD, 1
-    if p + need >= end:  # a continuation byte is missing
-        return 0xFFFD, 1
-    if not (lo <= b[p + 1] <= hi):
-        return 0xFFFD, 1
-    r = (r << 6) | (b[p + 1] & 0x3F)
-    for i in range(2, need + 1):
-        if not (0x80 <= b[p + i] <= 0xBF):
-            return 0xFFFD, 1
-        r = (r << 6) | (b[p + i] & 0x3F)
-    return r, need + 1
-
-
-@njit(inline="always")
-def _rune_at(b: npt.NDArray[np.uint8], p: int, end: int) -> tuple[int, int]:
-    """The rune at p and its size (Go decoding); at p == end a space, which ends a token."""
-    if p == end:
-        return 0x20, 1
-    c = b[p]
-    if c < 0x80:
-        return c, 1
-    return _decode(b, p, end)
-
-
-@njit(inline="always")
-def _put(tok: npt.NDArray[np.uint8], n: int, r: int) -> int:
-    """Append rune r to tok[n:] as UTF-8; returns the new length."""
-    if r < 0x80:
-        tok[n] = r
-        return n + 1
-    if r < 0x800:
-        tok[n] = 0xC0 | (r >> 6)
-        tok[n + 1] = 0x80 | (r & 0x3F)
-        return n + 2
-    if r < 0x10000:
-        tok[n] = 0xE0 | (r >> 12)
-        tok[n + 1] = 0x80 | ((r >> 6) & 0x3F)
-        tok[n + 2] = 0x80 | (r & 0x3F)
-        return n + 3
-    tok[n] = 0xF0 | (r >> 18)
-    tok[n + 1] = 0x80 | ((r >> 12) & 0x3F)
-    tok[n + 2] = 0x80 | ((r >> 6) & 0x3F)
-    tok[n + 3] = 0x80 | (r & 0x3F)
-    return n + 4
-
-
 @kernel()
 def _doc_shingles(
     b: npt.NDArray[np.uint8],
     lo: int,
     hi: int,
     w: int,
-    is_token: npt.NDArray[np.uint8],
-    lower: npt.NDArray[np.int32],
+    tables: TokenTables,
     tok: npt.NDArray[np.uint8],
     ring: npt.NDArray[np.uint64],
     out: npt.NDArray[np.uint64],
@@ -188,36 +123,26 @@ def _doc_shingles(
     text appended to ``tt[n_tt:]``; returns the number of shingles and the new end of tt."""
     count = 0
     tokens = 0
-    n = 0
     first = n_tt
     p = lo
-    while p <= hi:
-        r, size = _rune_at(b, p, hi)
-        if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
-            r >= 0x80 and is_token[r]
-        ):
-            if r < 0x80:
-                tok[n] = r + 32 if 65 <= r <= 90 else r
-                n += 1
-            else:
-                n = _put(tok, n, lower[r])
-        elif n > 0:
-            if tt.shape[0]:
-                if n_tt > first:
-                    tt[n_tt] = 32
-                    n_tt += 1
-                tt[n_tt : n_tt + n] = tok[:n]
-                n_tt += n
-            ring[tokens % w] = _xxh64(tok, n)
-            tokens += 1
-            n = 0
-            if tokens >= w:
-                acc = _MIX_INIT
-                for i in range(tokens - w, tokens):
-                    acc = (_rotl(acc, 31) ^ ring[i % w]) * _GAMMA
-                out[count] = acc
-                count += 1
-        p += size
+    while True:
+        p, n = next_token(b, p, hi, tables, tok, 0)
+        if n == 0:
+            break
+        if tt.shape[0]:
+            if n_tt > first:
+                tt[n_tt] = 32
+                n_tt += 1
+            tt[n_tt : n_tt + n] = tok[:n]
+            n_tt += n
+        ring[tokens % w] = _xxh64(tok, n)
+        tokens += 1
+        if tokens >= w:
+            acc = _MIX_INIT
+            for i in range(tokens - w, tokens):
+                acc = (_rotl(acc, 31) ^ ring[i % w]) * _GAMMA
+            out[count] = acc
+            count += 1
     return count, n_tt
 
 
@@ -225,72 +150,65 @@ _NO_TOKEN_TEXT = np.empty(0, dtype=np.uint8)
 
 
 @cache
-def _tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
-    is_token = np.zeros(0x110000, dtype=np.uint8)
-    for lo, hi in TOKEN_RANGES_GE_0X80:
-        is_token[lo : hi + 1] = 1
-    return is_token, go_lower_table()
+def _tables() -> TokenTables:
+    """semblance's tokenizer: its token runes, Go's lowercase."""
+    return token_tables(TOKEN_RANGES_GE_0X80, go_lower_table())
 
 
-def _pack(texts: Sequence[str | bytes]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-    raw = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in texts]
-    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in raw], out=offsets[1:])
-    return np.frombuffer(b"".join(raw), dtype=np.uint8), offsets
+def _shingle_scratch(
+    texts: Sequence[str | bytes], w: int
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.uint8], U64, U64]:
+    """``(buf, offsets, tok, ring, sh)``: the packed texts and the scratch ``_doc_shingles``
+    writes (a text has fewer shingles than bytes); ValueError unless w is positive."""
+    if w <= 0:
+        raise ValueError(f"word shingle size w must be positive, got {w}")
+    buf, offsets = pack_utf8(texts)
+    tok = token_scratch(offsets)
+    ring = np.empty(w, dtype=np.uint64)
+    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    return buf, offsets, tok, ring, sh
 
 
-def _scratch(buf: npt.NDArray[np.uint8], w: int) -> tuple[npt.NDArray[np.uint8], U64]:
-    # A lowercased rune is at most one byte longer than the rune (2 -> 3 bytes).
-    return np.empty(2 * len(buf) + 8, dtype=np.uint8), np.empty(w, dtype=np.uint64)
+@njit(inline="always")
+def _minhash_add(sig: U64, a: U64, c: U64, x: np.uint64) -> None:
+    """Fold one shingle hash into a MinHash signature: ``sig[i] = min(sig[i], a[i] x + c[i])``."""
+    for i in range(len(a)):
+        v = a[i] * x + c[i]
+        if v < sig[i]:
+            sig[i] = v
 
 
 @kernel()
-def _minhash_all(b, offsets, w, a, c, is_token, lower, tok, ring, sh, out, no_tt):
-    k = len(a)
+def _minhash_all(b, offsets, w, a, c, tables, tok, ring, sh, out, no_tt):
     for d in range(len(offsets) - 1):
-        m, _ = _doc_shingles(
-            b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh, no_tt, 0
-        )
+        m, _ = _doc_shingles(b, offsets[d], offsets[d + 1], w, tables, tok, ring, sh, no_tt, 0)
         sig = out[d]
         sig[:] = _MAX
         for j in range(m):
-            x = sh[j]
-            for i in range(k):
-                v = a[i] * x + c[i]
-                if v < sig[i]:
-                    sig[i] = v
+            _minhash_add(sig, a, c, sh[j])
 
 
 @kernel()
-def _simhash_all(b, offsets, w, is_token, lower, tok, ring, sh, out, no_tt):
+def _simhash_all(b, offsets, w, tables, tok, ring, sh, out, no_tt):
     counts = np.zeros(64, dtype=np.int64)
     for d in range(len(offsets) - 1):
-        m, _ = _doc_shingles(
-            b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh, no_tt, 0
-        )
+        m, _ = _doc_shingles(b, offsets[d], offsets[d + 1], w, tables, tok, ring, sh, no_tt, 0)
         counts[:] = 0
         for j in range(m):
-            x = sh[j]
-            for i in range(64):
-                counts[i] += np.int64((x >> _u(i)) & _u(1))
-        fp = _u(0)
-        for i in range(64):
-            if 2 * counts[i] > m:
-                fp |= _u(1) << _u(i)
-        out[d] = fp
+            add_votes(counts, sh[j])
+        out[d] = majority_bits(counts, m)
 
 
 @kernel()
-def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts, tt, tt_starts):
+def _shingles_all(b, offsets, w, tables, tok, ring, sh, counts, tt, tt_starts):
     """Every text's shingles into ``sh`` (``counts`` per text) and, unless ``tt`` is empty,
     its token text into ``tt`` (starting at ``tt_starts``): one pass over the runes."""
     total = 0
     n_tt = 0
     for d in range(len(offsets) - 1):
         tt_starts[d] = n_tt
-        m, n_tt = _doc_shingles(
-            b, offsets[d], offsets[d + 1], w, is_token, lower, tok, ring, sh[total:], tt, n_tt
-        )
+        lo, hi = offsets[d], offsets[d + 1]
+        m, n_tt = _doc_shingles(b, lo, hi, w, tables, tok, ring, sh[total:], tt, n_tt)
         counts[d] = m
         total += m
     tt_starts[len(offsets) - 1] = n_tt
@@ -298,31 +216,19 @@ def _shingles_all(b, offsets, w, is_token, lower, tok, ring, sh, counts, tt, tt_
 
 
 @kernel()
-def _token_texts_all(b, offsets, is_token, lower, out, starts):
+def _token_texts_all(b, offsets, tables, out, starts):
     n = 0
     for d in range(len(offsets) - 1):
         starts[d] = n
-        first = n
-        in_token = False
         p = offsets[d]
-        hi = offsets[d + 1]
-        while p < hi:
-            r, size = _rune_at(b, p, hi)
-            if (r < 0x80 and (48 <= r <= 57 or 65 <= r <= 90 or 97 <= r <= 122)) or (
-                r >= 0x80 and is_token[r]
-            ):
-                if not in_token and n > first:
-                    out[n] = 32
-                    n += 1
-                in_token = True
-                if r < 0x80:
-                    out[n] = r + 32 if 65 <= r <= 90 else r
-                    n += 1
-                else:
-                    n = _put(out, n, lower[r])
-            else:
-                in_token = False
-            p += size
+        while True:
+            at = n + 1 if n > starts[d] else n  # room for the space before a next token
+            p, end = next_token(b, p, offsets[d + 1], tables, out, at)
+            if end == at:
+                break
+            if at > n:
+                out[n] = 32
+            n = end
     starts[len(offsets) - 1] = n
 
 
@@ -336,10 +242,10 @@ def token_texts_batch(
         equal to ``" ".join(word_tokens(texts[d])).encode()``. Equal token texts mean equal
         word shingles for every w.
     """
-    buf, offsets = _pack(texts)
+    buf, offsets = pack_utf8(texts)
     out = np.empty(2 * len(buf) + 8, dtype=np.uint8)
     starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    _token_texts_all(buf, offsets, *_tables(), out, starts)
+    _token_texts_all(buf, offsets, _tables(), out, starts)
     return out[: starts[-1]].copy(), starts
 
 
@@ -358,15 +264,11 @@ def _streams(
 ) -> tuple[U64, npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     """Every text's shingle stream (views of scratch buffers) with its offsets, and (with
     ``token_text``) its token text with its offsets, from one pass over the runes."""
-    if w <= 0:
-        raise ValueError(f"word shingle size w must be positive, got {w}")
-    buf, offsets = _pack(texts)
-    tok, ring = _scratch(buf, w)
-    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    buf, offsets, tok, ring, sh = _shingle_scratch(texts, w)
     counts = np.zeros(len(texts), dtype=np.int64)
     tt = np.empty(2 * len(buf) + 8, dtype=np.uint8) if token_text else _NO_TOKEN_TEXT
     tt_starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    total = _shingles_all(buf, offsets, w, *_tables(), tok, ring, sh, counts, tt, tt_starts)
+    total = _shingles_all(buf, offsets, w, _tables(), tok, ring, sh, counts, tt, tt_starts)
     starts = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
     return sh[:total], starts, tt[: tt_starts[-1]], tt_starts
@@ -494,16 +396,11 @@ def shingle_sets_batch(texts: Sequence[str | bytes], w: int) -> tuple[U64, npt.N
 
 @kernel()
 def _minhash_sets(hashes, offsets, a, c, out):
-    k = len(a)
     for d in range(len(offsets) - 1):
         sig = out[d]
         sig[:] = _MAX
         for j in range(offsets[d], offsets[d + 1]):
-            x = hashes[j]
-            for i in range(k):
-                v = a[i] * x + c[i]
-                if v < sig[i]:
-                    sig[i] = v
+            _minhash_add(sig, a, c, hashes[j])
 
 
 def minhash_of_sets(
@@ -532,14 +429,10 @@ def minhash_batch(texts: Sequence[str | bytes], k: int = 128, seed: int = 0, w: 
     """
     from neardup_udfs.kernels.minhash import params
 
-    if w <= 0:
-        raise ValueError(f"word shingle size w must be positive, got {w}")
+    buf, offsets, tok, ring, sh = _shingle_scratch(texts, w)
     a, c = params(k, seed)
-    buf, offsets = _pack(texts)
-    tok, ring = _scratch(buf, w)
-    sh = np.empty(len(buf) + 1, dtype=np.uint64)
     out = np.empty((len(texts), k), dtype=np.uint64)
-    _minhash_all(buf, offsets, w, a, c, *_tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
+    _minhash_all(buf, offsets, w, a, c, _tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
     return out
 
 
@@ -549,13 +442,9 @@ def simhash_batch(texts: Sequence[str | bytes], w: int = 3) -> U64:
     Notes:
         Each word shingle counts once per occurrence (weight 1); fewer than w tokens gives 0.
     """
-    if w <= 0:
-        raise ValueError(f"word shingle size w must be positive, got {w}")
-    buf, offsets = _pack(texts)
-    tok, ring = _scratch(buf, w)
-    sh = np.empty(len(buf) + 1, dtype=np.uint64)
+    buf, offsets, tok, ring, sh = _shingle_scratch(texts, w)
     out = np.zeros(len(texts), dtype=np.uint64)
-    _simhash_all(buf, offsets, w, *_tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
+    _simhash_all(buf, offsets, w, _tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
     return out
 
 

@@ -4,7 +4,8 @@
 Everything is read with pyarrow, no Spark, through the filesystem of the output's path or URI;
 a failure to read is a :class:`ReportError` naming the directory or dataset. Memory stays
 bounded whatever the size of the output: a score column is summarised one batch at a time
-(:class:`Scores`), and of ``samples/`` only the texts the page shows are read.
+(:class:`Scores`), and of ``samples/`` only the texts the page shows are read. The page
+itself is written next to ``report.json`` by :func:`write_page`.
 
 Inputs (all written by ``jobs/dedup.py``; only ``report.json`` is required):
 - ``report.json``: ``counts``, ``seconds``, ``pipeline``, ``config``,
@@ -49,7 +50,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.dataset as ds
 
-from neardup_udfs.io.storage import ArrowStorage, StorageError, join
+from neardup_udfs.io.storage import ArrowStorage, Storage, StorageError, join
 
 __all__ = [
     "MEMBERS_SHOWN",
@@ -57,11 +58,21 @@ __all__ = [
     "REPORT_JSON",
     "SIMILARITY_STEPS",
     "Doc",
+    "Output",
     "ReportError",
     "Sample",
     "Samples",
     "Scores",
+    "cluster_sizes",
+    "config_of",
+    "default_metric",
+    "load_report",
+    "read_samples",
+    "read_scores",
     "samples_of",
+    "shown_ids",
+    "stored_scores",
+    "write_page",
 ]
 
 
@@ -83,7 +94,7 @@ class ReportError(ValueError):
 # --- reading the output directory -----------------------------------------------------------------
 
 
-class _Output:
+class Output:
     """An output directory read through pyarrow's filesystem of its path or URI."""
 
     def __init__(self, location: str | os.PathLike[str]) -> None:
@@ -100,7 +111,7 @@ class _Output:
         return self.shown
 
 
-def _load_report(out: _Output) -> dict[str, Any]:
+def load_report(out: Output) -> dict[str, Any]:
     """report.json as a dict; ReportError naming the directory when missing or unreadable."""
     try:
         raw = out.store.read_bytes(join(out.shown, REPORT_JSON))
@@ -114,7 +125,7 @@ def _load_report(out: _Output) -> dict[str, Any]:
     return data
 
 
-def _dataset(out: _Output, name: str) -> ds.Dataset | None:
+def _dataset(out: Output, name: str) -> ds.Dataset | None:
     """The parquet dataset ``name`` of the output (None when absent); ReportError when
     unreadable."""
     if out.store.kind(join(out.shown, name)) is None:
@@ -219,7 +230,7 @@ def _finite(column: pa.Array | pa.ChunkedArray) -> F64:
 
 
 def _scan_scores(
-    out: _Output, name: str, source: str, members_only: bool, metric_hint: str
+    out: Output, name: str, source: str, members_only: bool, metric_hint: str
 ) -> tuple[str, Scores | None]:
     """(metric, summary) of the score column of dataset ``name``, one batch at a time.
 
@@ -240,16 +251,16 @@ def _scan_scores(
     return metric, scores if scores.count else None
 
 
-def _read_scores(
-    out: _Output, report: Mapping[str, Any], config: Mapping[str, Any]
+def read_scores(
+    out: Output, report: Mapping[str, Any], config: Mapping[str, Any]
 ) -> tuple[str, Scores | None]:
     """The scores report.json carries (the job's Spark aggregate of the verified pairs);
     for an output written before it did, a scan of pairs/, else of clusters/ members."""
-    stored = _stored_scores(report)
+    stored = stored_scores(report)
     if stored is not None:
         return stored
     metric, found = _scan_scores(
-        out, "pairs", "verified pairs (pairs/)", False, _default_metric(config)
+        out, "pairs", "verified pairs (pairs/)", False, default_metric(config)
     )
     if found is not None:
         return metric, found
@@ -257,7 +268,7 @@ def _read_scores(
     return _scan_scores(out, "clusters", source, True, metric)
 
 
-def _stored_scores(report: Mapping[str, Any]) -> tuple[str, Scores | None] | None:
+def stored_scores(report: Mapping[str, Any]) -> tuple[str, Scores | None] | None:
     """(metric, summary) of report.json's ``scores`` (summary None when it counts nothing);
     None when the report has none (an output written before it did)."""
     stored = report.get("scores")
@@ -267,7 +278,7 @@ def _stored_scores(report: Mapping[str, Any]) -> tuple[str, Scores | None] | Non
     return scores.metric, scores if scores.count else None
 
 
-def _cluster_sizes(out: _Output, ids: Sequence[str]) -> dict[str, int]:
+def cluster_sizes(out: Output, ids: Sequence[str]) -> dict[str, int]:
     """Number of documents of each of the clusters ``ids`` according to clusters/ (outputs
     whose samples/ predate its ``cluster_size`` column)."""
     path = join(out.shown, "clusters")
@@ -314,7 +325,7 @@ _SAMPLE_COLUMNS = ("cluster_id", "doc_id", "is_representative", "text")
 Samples = tuple[str | None, list[Sample]]
 
 
-def _read_samples(out: _Output) -> Samples | None:
+def read_samples(out: Output) -> Samples | None:
     """(metric, clusters) from ``samples/``; None when the job wrote no samples."""
     dataset = _dataset(out, "samples")
     if dataset is None:
@@ -327,7 +338,7 @@ def _read_samples(out: _Output) -> Samples | None:
     metric = _score_name(names)
     extra = [c for c in (metric, "truncated", "cluster_size") if c is not None and c in names]
     keys = _read(dataset, ["cluster_id", "doc_id", "is_representative", *extra[:1]], path)
-    wanted = pa.array(_shown_ids(keys, metric), pa.string())
+    wanted = pa.array(shown_ids(keys, metric), pa.string())
     try:  # only the texts the page shows: samples/ holds every member of its clusters
         shown = dataset.to_table(
             columns=[*_SAMPLE_COLUMNS, *extra], filter=ds.field("doc_id").isin(wanted)
@@ -337,7 +348,7 @@ def _read_samples(out: _Output) -> Samples | None:
     return samples_of(shown)
 
 
-def _shown_ids(keys: pa.Table, metric: str | None) -> list[str]:
+def shown_ids(keys: pa.Table, metric: str | None) -> list[str]:
     """The doc_ids the page shows of samples/ rows (``cluster_id, doc_id,
     is_representative`` and the score): per cluster its representative and the
     MEMBERS_SHOWN least similar members (``stages.samples.shown_samples``' rule)."""
@@ -386,10 +397,24 @@ def samples_of(table: pa.Table) -> Samples:
     return metric, list(groups.values())
 
 
-def _config_of(report: Mapping[str, Any]) -> dict[str, Any]:
+def config_of(report: Mapping[str, Any]) -> dict[str, Any]:
+    """report.json's ``config`` (an empty dict when missing or not an object)."""
     config = report.get("config")
     return config if isinstance(config, dict) else {}
 
 
-def _default_metric(config: Mapping[str, Any]) -> str:
+def default_metric(config: Mapping[str, Any]) -> str:
+    """The score column a run of ``config`` writes: ``distance`` for SimHash, else
+    ``similarity``."""
     return "distance" if config.get("method") == "simhash" else "similarity"
+
+
+# --- writing the page -----------------------------------------------------------------------------
+
+
+def write_page(store: Storage, output: str, page: str) -> str:
+    """Write ``page`` as ``report.html`` of the output directory ``output`` through
+    ``store`` (UTF-8); return its location."""
+    target = join(output, REPORT_HTML)
+    store.write_bytes(target, page.encode("utf-8"))
+    return target

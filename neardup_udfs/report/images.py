@@ -36,21 +36,11 @@ import numpy as np
 import pyarrow as pa
 from PIL import Image
 
-from neardup_udfs.io.storage import Storage, join
+from neardup_udfs.io.storage import Storage
 from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS, open_image
-from neardup_udfs.report.data import REPORT_HTML, _config_of, _stored_scores
-from neardup_udfs.report.sections import (
-    _config,
-    _facts,
-    _histogram,
-    _hot_buckets,
-    _row,
-    _score_plot,
-    _size_plot,
-    _stages,
-    _timings,
-)
-from neardup_udfs.report.style import _esc, _fmt_int, _fmt_pct, _int, _page, _section
+from neardup_udfs.report import sections
+from neardup_udfs.report.data import config_of, stored_scores, write_page
+from neardup_udfs.report.style import as_int, esc, html_page, section
 
 __all__ = [
     "MEMBERS_SHOWN",
@@ -89,9 +79,7 @@ _COUNT_ROWS = (
     ("Candidate pairs", "candidates", "pairs sharing a pHash block"),
     ("Verified pairs", "verified", "candidates within k bits"),
     ("Clusters (2+ images)", "clusters", ""),
-    ("Chained members", "chained", "clustering connected: joined only through another member"),
-    ("Cluster rounds", "rounds", "rounds of the cluster stage"),
-    ("Finished on the driver", "driver-edges", "undecided edges left after the rounds"),
+    *sections.CLUSTER_COUNT_ROWS,
 )
 
 
@@ -154,12 +142,12 @@ def _clusters(table: pa.Table) -> list[Cluster]:
     groups: dict[str, Cluster] = {}
     for row in table.to_pylist():
         cid = str(row["cluster_id"])
-        size = _int(row.get("cluster_size"))
+        size = as_int(row.get("cluster_size"))
         group = groups.setdefault(cid, Cluster(cid, size or 0, None, []))
         thumb = row.get("thumbnail")
         image = Shown(
             str(row["path"]),
-            _int(row.get("distance")),
+            as_int(row.get("distance")),
             thumb if isinstance(thumb, str) and thumb.startswith("data:image/") else None,
         )
         if row.get("is_representative") and group.representative is None:
@@ -191,15 +179,15 @@ def _figure(image: Shown, representative: bool) -> str:
     )
     alt = f"{_name(image.path)}, {label}"
     picture = (
-        f'<img class="thumb" src="{_esc(image.thumbnail)}" alt="{_esc(alt)}">'
+        f'<img class="thumb" src="{esc(image.thumbnail)}" alt="{esc(alt)}">'
         if image.thumbnail is not None
         else '<div class="no-thumb">no picture</div>'
     )
     distance = "" if image.distance is None else f' data-distance="{image.distance}"'
     return (
-        f'<figure class="thumb {role}" data-path="{_esc(image.path)}"{distance}>{picture}'
-        f'<figcaption><code title="{_esc(image.path)}">{_esc(_name(image.path))}</code><br>'
-        f'<span class="meta">{_esc(label)}</span></figcaption></figure>'
+        f'<figure class="thumb {role}" data-path="{esc(image.path)}"{distance}>{picture}'
+        f'<figcaption><code title="{esc(image.path)}">{esc(_name(image.path))}</code><br>'
+        f'<span class="meta">{esc(label)}</span></figcaption></figure>'
     )
 
 
@@ -209,10 +197,10 @@ def _cluster_view(cluster: Cluster, index: int) -> str:
     more = cluster.size - len(figures)
     if more > 0:
         figures.append(f'<p class="more-members">… and {more:,} more image(s) not shown.</p>')
-    cid = _esc(cluster.cluster_id)
+    cid = esc(cluster.cluster_id)
     return (
         f'<section class="cluster" id="cluster-{index}" data-cluster-id="{cid}">'
-        f'<h3>Cluster <code>{_esc(_name(cluster.cluster_id))}</code> <span class="meta">'
+        f'<h3>Cluster <code>{esc(_name(cluster.cluster_id))}</code> <span class="meta">'
         f'{cluster.size:,} images</span></h3><div class="thumbs">{"".join(figures)}</div></section>'
     )
 
@@ -224,11 +212,11 @@ def _side_by_side(samples: pa.Table | None) -> str:
             '<p class="empty" id="no-samples">No sampled clusters: the job could not collect'
             " them (its log says why).</p>"
         )
-        return _section("clusters", title, note)
+        return section("clusters", title, note)
     clusters = _clusters(samples)
     if not clusters:
         body = '<p class="empty" id="no-samples">No cluster has two or more images.</p>'
-        return _section("clusters", title, body)
+        return section("clusters", title, body)
     intro = (
         f'<p class="caption">The largest clusters and a reproducible sample of the others;'
         f" the representative (kept) first, then up to {MEMBERS_SHOWN} members, the farthest"
@@ -236,51 +224,25 @@ def _side_by_side(samples: pa.Table | None) -> str:
         f" {THUMBNAIL_PX} pixels a side, of the first frame.</p>"
     )
     views = "".join(_cluster_view(c, i) for i, c in enumerate(clusters, 1))
-    return _section("clusters", title, intro + views)
-
-
-def _summary(report: Mapping[str, Any]) -> str:
-    raw = report.get("counts")
-    n = {k.replace("_", "-"): _int(v) for k, v in (raw if isinstance(raw, dict) else {}).items()}
-    removed, inp = n.get("removed"), n.get("input")
-    n["near-duplicates"] = None if removed is None else max(removed - (n.get("identical") or 0), 0)
-    rows = []
-    for label, key, note in _COUNT_ROWS:
-        if key != "fraction-removed":
-            rows.append(_row(label, key, _fmt_int(n.get(key)), n.get(key), note))
-        elif removed is not None and inp:
-            rows.append(_row(label, key, _fmt_pct(removed, inp), f"{removed / inp:.6f}", note))
-        else:
-            rows.append(_row(label, key, "—", "", note))
-    table = '<table class="counts"><tbody>' + "".join(rows) + "</tbody></table>"
-    return _section("summary", "Summary", f"{_facts(report)}{table}")
-
-
-def _distributions(report: Mapping[str, Any]) -> str:
-    """Cluster sizes and the Hamming distances of the verified pairs."""
-    _, scores = _stored_scores(report) or ("distance", None)
-    body = (
-        f'<div class="plots"><figure>{_size_plot(_histogram(report))}</figure>'
-        f"{_score_plot(_config_of(report), 'distance', scores)}</div>"
-    )
-    return _section("plots", "Distributions", body)
+    return section("clusters", title, intro + views)
 
 
 def build_image_report(report: Mapping[str, Any], samples: pa.Table | None, where: str) -> str:
     """The HTML of an images run's ``report.html``: from its report (counts, seconds,
     cluster size histogram, ``scores`` of the verified distances, hot buckets, config) and
     ``samples`` (the table described in the module docstring, or None)."""
-    config = _config_of(report)
-    sections = [
-        _summary(report),
-        _timings(_stages(report.get("seconds"))),
-        _distributions(report),
+    config = config_of(report)
+    _, scores = stored_scores(report) or ("distance", None)
+    parts = [
+        sections.summary_section(report, _COUNT_ROWS, "identical"),
+        sections.timings_section(report),
+        sections.plots_section(report, "distance", scores, bands=False),
         _side_by_side(samples),
-        _hot_buckets(report),
-        _config(report),
+        sections.hot_buckets_section(report),
+        sections.config_section(report),
     ]
     subtitle = f"pHash near-duplicate images of {config.get('input', '?')} → {where}"
-    return _page("neardup image report", subtitle, sections, extra_css=_CSS)
+    return html_page("neardup image report", subtitle, parts, extra_css=_CSS)
 
 
 def image_report_page(samples: pa.Table | None) -> Callable[[Storage, str, dict[str, Any]], str]:
@@ -288,8 +250,6 @@ def image_report_page(samples: pa.Table | None) -> Callable[[Storage, str, dict[
     through the job's storage; ``samples`` is the collected samples table (bounded rows)."""
 
     def write_image_report(store: Storage, output: str, report: dict[str, Any]) -> str:
-        target = join(output, REPORT_HTML)
-        store.write_bytes(target, build_image_report(report, samples, output).encode("utf-8"))
-        return target
+        return write_page(store, output, build_image_report(report, samples, output))
 
     return write_image_report

@@ -337,7 +337,7 @@ class _Svg:
 # --- the figures ----------------------------------------------------------------------------------
 
 
-def _plot_cluster_sizes(histogram: Mapping[int, int]) -> str:
+def plot_cluster_sizes(histogram: Mapping[int, int]) -> str:
     """Log-log plot of the number of clusters of each size (a data URI)."""
     points = sorted((s, c) for s, c in histogram.items() if 0 < s < math.inf and 0 < c < math.inf)
     svg = _Svg(WIDTH, HEIGHT)
@@ -397,7 +397,7 @@ def _similarity_bars(scores: Scores, threshold: float) -> tuple[list[Bar], tuple
     return bars, (lo - 0.03 * (1.0 - lo) - 0.005, 1.01)
 
 
-def _plot_scores(scores: Scores, threshold: float) -> str:
+def plot_scores(scores: Scores, threshold: float) -> str:
     """Histogram of pair similarity (or Hamming distance) with the threshold line."""
     svg = _Svg(WIDTH, HEIGHT)
     if scores.metric == "distance":
@@ -434,7 +434,7 @@ def _plot_scores(scores: Scores, threshold: float) -> str:
     return svg.uri(title)
 
 
-def _plot_bands(bands: Sequence[tuple[int, int, int]]) -> str:
+def plot_bands(bands: Sequence[tuple[int, int, int]]) -> str:
     """Candidate and verified pairs per LSH band (or SimHash block), side by side, on a log
     scale that can draw 0 (y = log10(1 + pairs), as matplotlib's symlog with linthresh 1)."""
 
@@ -476,7 +476,7 @@ def _plot_bands(bands: Sequence[tuple[int, int, int]]) -> str:
     return svg.uri(title)
 
 
-def _plot_timings(stages: Sequence[tuple[str, float]]) -> str:
+def plot_timings(stages: Sequence[tuple[str, float]]) -> str:
     """Horizontal bar chart of the wall seconds of each stage, first stage on top."""
     limit = 34  # characters of a stage name shown
     names = [s if len(s) <= limit else s[: limit - 1] + "…" for s, _ in stages]

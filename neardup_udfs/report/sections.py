@@ -1,6 +1,7 @@
 """The sections both report pages share (the dedup page, ``report.page``, and the images
-page, ``report.images``): pipeline facts, stage timings, the distribution plots, hot buckets
-and the configuration, each an HTML ``<section>`` (or part of one) built from report.json.
+page, ``report.images``): the summary (pipeline facts and counts), stage timings, the
+distribution plots, hot buckets and the configuration, each an HTML ``<section>`` built from
+report.json; a page passes its own count rows and adds its own sections.
 
 Malformed report.json entries are dropped rather than fatal; a section with nothing to show
 says so. Every value taken from the report is HTML-escaped.
@@ -15,16 +16,20 @@ from typing import Any
 
 from neardup_udfs.config import DEFAULT_THRESHOLD
 from neardup_udfs.presets import get_preset, preset_names
-from neardup_udfs.report.data import Scores, _config_of
-from neardup_udfs.report.plots import (
-    _plot_bands,
-    _plot_cluster_sizes,
-    _plot_scores,
-    _plot_timings,
-)
-from neardup_udfs.report.style import _esc, _fmt_int, _fmt_pct, _img, _int, _section
+from neardup_udfs.report.data import Scores, config_of
+from neardup_udfs.report.plots import plot_bands, plot_cluster_sizes, plot_scores, plot_timings
+from neardup_udfs.report.style import as_int, esc, fact_list, fmt_int, fmt_pct, plot_img, section
 
-__all__ = ["HOT_BUCKETS_SHOWN", "STAGES"]
+__all__ = [
+    "CLUSTER_COUNT_ROWS",
+    "HOT_BUCKETS_SHOWN",
+    "STAGES",
+    "config_section",
+    "hot_buckets_section",
+    "plots_section",
+    "summary_section",
+    "timings_section",
+]
 
 
 HOT_BUCKETS_SHOWN = 20
@@ -44,6 +49,12 @@ STAGES = (
     "report",
     "update-index",
 )
+CLUSTER_COUNT_ROWS = (
+    ("Chained members", "chained", "clustering connected: joined only through another member"),
+    ("Cluster rounds", "rounds", "rounds of the cluster stage"),
+    ("Finished on the driver", "driver-edges", "undecided edges left after the rounds"),
+)
+"""The summary rows (label, count key, note) of the cluster stage, the same in every job."""
 
 
 def _threshold(config: Mapping[str, Any], metric: str) -> float:
@@ -59,8 +70,8 @@ def _threshold(config: Mapping[str, Any], metric: str) -> float:
 def _row(label: str, key: str, shown: str, value: object, note: str = "") -> str:
     """One summary row; the value cell has ``id="count-KEY"`` and the raw value in data-value."""
     return (
-        f'<tr><th scope="row">{_esc(label)}</th><td id="count-{key}" class="num"'
-        f' data-value="{_esc(value)}">{_esc(shown)}</td><td class="note">{_esc(note)}</td></tr>'
+        f'<tr><th scope="row">{esc(label)}</th><td id="count-{key}" class="num"'
+        f' data-value="{esc(value)}">{esc(shown)}</td><td class="note">{esc(note)}</td></tr>'
     )
 
 
@@ -73,11 +84,31 @@ def _facts(report: Mapping[str, Any]) -> str:
         ("Pipeline version", "pipeline-version", p.get("version", "—")),
         ("neardup version", "neardup-version", report.get("neardup_version", "—")),
     ]
-    dl = "".join(
-        f'<dt>{_esc(label)}</dt><dd><code id="{i}">{_esc(value)}</code></dd>'
-        for label, i, value in facts
-    )
-    return f'<dl class="facts">{dl}</dl>'
+    return fact_list(facts)
+
+
+def summary_section(
+    report: Mapping[str, Any], rows: Sequence[tuple[str, str, str]], exact: str
+) -> str:
+    """Section 1: the pipeline facts and a table of report.json's counts, one row per
+    (label, key, note) of ``rows`` in that order (a count ``some_name`` is key
+    ``some-name``). Two keys are derived: ``near-duplicates``, removed less the ``exact``
+    count (never negative), and ``fraction-removed``, removed / input. A count that is
+    missing or not a whole number shows as a dash."""
+    raw = report.get("counts")
+    n = {k.replace("_", "-"): as_int(v) for k, v in (raw if isinstance(raw, dict) else {}).items()}
+    removed, inp = n.get("removed"), n.get("input")
+    n["near-duplicates"] = None if removed is None else max(removed - (n.get(exact) or 0), 0)
+    cells = []
+    for label, key, note in rows:
+        if key != "fraction-removed":
+            cells.append(_row(label, key, fmt_int(n.get(key)), n.get(key), note))
+        elif removed is not None and inp:
+            cells.append(_row(label, key, fmt_pct(removed, inp), f"{removed / inp:.6f}", note))
+        else:
+            cells.append(_row(label, key, "—", "", note))
+    table = '<table class="counts"><tbody>' + "".join(cells) + "</tbody></table>"
+    return section("summary", "Summary", f"{_facts(report)}{table}")
 
 
 def _stages(seconds: object) -> list[tuple[str, float]]:
@@ -93,14 +124,16 @@ def _stages(seconds: object) -> list[tuple[str, float]]:
     return out
 
 
-def _timings(stages: Sequence[tuple[str, float]]) -> str:
-    """Section 2: per-stage seconds and share of the total, with the bar chart."""
+def timings_section(report: Mapping[str, Any]) -> str:
+    """Section 2: report.json's per-stage seconds and share of the total, with the bar
+    chart."""
+    stages = _stages(report.get("seconds"))
     if not stages:
-        return _section("timings", "Stage timings", '<p class="empty">No timings recorded.</p>')
+        return section("timings", "Stage timings", '<p class="empty">No timings recorded.</p>')
     total = sum(t for _, t in stages)
     rows = "".join(
-        f'<tr><th scope="row">{_esc(s)}</th><td class="num" id="seconds-{_esc(s)}">{t:,.3f}</td>'
-        f'<td class="num">{_fmt_pct(t, total)}</td></tr>'
+        f'<tr><th scope="row">{esc(s)}</th><td class="num" id="seconds-{esc(s)}">{t:,.3f}</td>'
+        f'<td class="num">{fmt_pct(t, total)}</td></tr>'
         for s, t in stages
     )
     table = (
@@ -109,12 +142,12 @@ def _timings(stages: Sequence[tuple[str, float]]) -> str:
         f'<td class="num" id="seconds-total">{total:,.3f}</td><td class="num">100 %</td></tr>'
         "</tfoot></table>"
     )
-    plot = _img(
+    plot = plot_img(
         "plot-timings",
-        _plot_timings(stages),
+        plot_timings(stages),
         "Horizontal bar chart of the wall seconds spent in each pipeline stage",
     )
-    return _section("timings", "Stage timings", f'<div class="pair">{table}{plot}</div>')
+    return section("timings", "Stage timings", f'<div class="pair">{table}{plot}</div>')
 
 
 def _histogram(report: Mapping[str, Any]) -> dict[int, int]:
@@ -122,7 +155,7 @@ def _histogram(report: Mapping[str, Any]) -> dict[int, int]:
     raw = report.get("cluster_size_histogram")
     out: dict[int, int] = {}
     for size, count in raw.items() if isinstance(raw, dict) else ():
-        s, c = _int(int(size)) if str(size).isdecimal() else None, _int(count)
+        s, c = as_int(int(size)) if str(size).isdecimal() else None, as_int(count)
         if s is not None and c is not None and s > 0 and c > 0:
             out[s] = c
     return out
@@ -131,9 +164,9 @@ def _histogram(report: Mapping[str, Any]) -> dict[int, int]:
 def _size_plot(histogram: Mapping[int, int]) -> str:
     if not histogram:
         return '<p class="empty" id="no-cluster-sizes">No cluster size histogram recorded.</p>'
-    uri = _plot_cluster_sizes(histogram)
+    uri = plot_cluster_sizes(histogram)
     alt = "Cluster size distribution on log-log axes: number of clusters of each size"
-    return _img("plot-cluster-sizes", uri, alt)
+    return plot_img("plot-cluster-sizes", uri, alt)
 
 
 def _score_plot(config: Mapping[str, Any], metric: str, scores: Scores | None) -> str:
@@ -151,11 +184,11 @@ def _score_plot(config: Mapping[str, Any], metric: str, scores: Scores | None) -
         else f"Histogram of Jaccard similarity, threshold {threshold:g} marked"
     )
     stats = (
-        f'<p class="caption">{scores.count:,} values from {_esc(scores.source)}; min'
+        f'<p class="caption">{scores.count:,} values from {esc(scores.source)}; min'
         f" {scores.low:.4g}, mean {scores.total / scores.count:.4g}, max {scores.high:.4g}.</p>"
     )
-    uri = _plot_scores(scores, threshold)
-    return f"<figure>{_img('plot-scores', uri, alt, scores.metric)}{stats}</figure>"
+    uri = plot_scores(scores, threshold)
+    return f"<figure>{plot_img('plot-scores', uri, alt, scores.metric)}{stats}</figure>"
 
 
 def _bands(report: Mapping[str, Any]) -> list[tuple[int, int, int]]:
@@ -164,8 +197,8 @@ def _bands(report: Mapping[str, Any]) -> list[tuple[int, int, int]]:
     out: list[tuple[int, int, int]] = []
     for entry in raw if isinstance(raw, list) else ():
         if isinstance(entry, dict):
-            values = (_int(entry.get("band")), _int(entry.get("candidates")))
-            v = _int(entry.get("verified"))
+            values = (as_int(entry.get("band")), as_int(entry.get("candidates")))
+            v = as_int(entry.get("verified"))
             if values[0] is not None and values[1] is not None and v is not None:
                 out.append((values[0], values[1], v))
     return sorted(out)
@@ -181,29 +214,33 @@ def _band_plot(report: Mapping[str, Any]) -> str:
         f'<p class="caption">{len(bands)} bands; {total_c:,} candidate and {total_v:,} verified'
         " band-pairs (a pair found by several bands counts in each).</p>"
     )
-    return f"<figure>{_img('plot-bands', _plot_bands(bands), alt)}{caption}</figure>"
+    return f"<figure>{plot_img('plot-bands', plot_bands(bands), alt)}{caption}</figure>"
 
 
-def _plots(report: Mapping[str, Any], metric: str, scores: Scores | None) -> str:
-    """Section 3: cluster sizes, score distribution, candidate vs verified pairs per band."""
+def plots_section(
+    report: Mapping[str, Any], metric: str, scores: Scores | None, bands: bool = True
+) -> str:
+    """Section 3: cluster sizes, the ``metric`` distribution of ``scores`` and, if
+    ``bands``, candidate vs verified pairs per band."""
+    band_plot = _band_plot(report) if bands else ""
     body = (
         f'<div class="plots"><figure>{_size_plot(_histogram(report))}</figure>'
-        f"{_score_plot(_config_of(report), metric, scores)}{_band_plot(report)}</div>"
+        f"{_score_plot(config_of(report), metric, scores)}{band_plot}</div>"
     )
-    return _section("plots", "Distributions", body)
+    return section("plots", "Distributions", body)
 
 
-def _hot_buckets(report: Mapping[str, Any]) -> str:
+def hot_buckets_section(report: Mapping[str, Any]) -> str:
     """Section 5: the biggest hot LSH buckets."""
     raw = report.get("hot_buckets")
     buckets = [b for b in raw if isinstance(b, dict)] if isinstance(raw, list) else []
-    total = _int((report.get("counts") or {}).get("hot_buckets"))
+    total = as_int((report.get("counts") or {}).get("hot_buckets"))
     if not buckets:
-        return _section("hot-buckets", "Hot buckets", '<p class="empty">No hot buckets.</p>')
-    top = sorted(buckets, key=lambda b: (-(_int(b.get("size")) or 0), str(b.get("band"))))
+        return section("hot-buckets", "Hot buckets", '<p class="empty">No hot buckets.</p>')
+    top = sorted(buckets, key=lambda b: (-(as_int(b.get("size")) or 0), str(b.get("band"))))
     rows = "".join(
-        f'<tr><td class="num">{_esc(b.get("band", ""))}</td><td><code>{_esc(b.get("key", ""))}'
-        f'</code></td><td class="num">{_fmt_int(_int(b.get("size")))}</td></tr>'
+        f'<tr><td class="num">{esc(b.get("band", ""))}</td><td><code>{esc(b.get("key", ""))}'
+        f'</code></td><td class="num">{fmt_int(as_int(b.get("size")))}</td></tr>'
         for b in top[:HOT_BUCKETS_SHOWN]
     )
     count = total if total is not None else len(buckets)
@@ -215,10 +252,10 @@ def _hot_buckets(report: Mapping[str, Any]) -> str:
         '<table class="hot-buckets"><thead><tr><th>Band</th><th>Key</th><th>Size</th></tr>'
         f"</thead><tbody>{rows}</tbody></table>"
     )
-    return _section("hot-buckets", "Hot buckets", caption + table)
+    return section("hot-buckets", "Hot buckets", caption + table)
 
 
-def _config(report: Mapping[str, Any]) -> str:
+def config_section(report: Mapping[str, Any]) -> str:
     """Section 6: the exact job config and the registered preset versions."""
     config = json.dumps(report.get("config", {}), indent=2, ensure_ascii=False, sort_keys=False)
     pipeline = report.get("pipeline") or {}
@@ -228,12 +265,12 @@ def _config(report: Mapping[str, Any]) -> str:
         p = get_preset(name)
         mark = ' class="used"' if p.version == used else ""
         rows.append(
-            f"<tr{mark}><td><code>{_esc(name)}</code></td><td><code>{_esc(p.version)}</code>"
-            f"</td><td>{_esc(p.description)}</td></tr>"
+            f"<tr{mark}><td><code>{esc(name)}</code></td><td><code>{esc(p.version)}</code>"
+            f"</td><td>{esc(p.description)}</td></tr>"
         )
     presets = (
         '<h3>Preset versions</h3><table class="presets"><thead><tr><th>Preset</th>'
         f"<th>Version</th><th>Description</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
-    body = f'<h3>Job config</h3><pre id="config-json">{_esc(config)}</pre>{presets}'
-    return _section("config", "Configuration", body)
+    body = f'<h3>Job config</h3><pre id="config-json">{esc(config)}</pre>{presets}'
+    return section("config", "Configuration", body)

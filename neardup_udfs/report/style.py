@@ -9,15 +9,17 @@ HTML-escape every text and attribute value they are given (quotes included), exc
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+__all__ = ["as_int", "esc", "fact_list", "fmt_int", "fmt_pct", "html_page", "plot_img", "section"]
 
 
-def _esc(value: object) -> str:
+def esc(value: object) -> str:
     """``str(value)`` HTML-escaped, quotes included (safe in text and attribute values)."""
     return html.escape(str(value), quote=True)
 
 
-def _int(value: object) -> int | None:
+def as_int(value: object) -> int | None:
     """An int count, or None when the value is missing or not an integer."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -26,21 +28,36 @@ def _int(value: object) -> int | None:
     return int(value)
 
 
-def _fmt_int(value: int | None) -> str:
+def fmt_int(value: int | None) -> str:
+    """A count with thousands separated; a dash for None."""
     return "—" if value is None else f"{value:,}"
 
 
-def _fmt_pct(part: float, whole: float) -> str:
+def fmt_pct(part: float, whole: float) -> str:
+    """``part`` as a percentage of ``whole`` to two decimals; a dash when ``whole`` is not
+    positive."""
     return f"{100 * part / whole:.2f} %" if whole > 0 else "—"
 
 
-def _img(plot_id: str, uri: str, alt: str, metric: str = "") -> str:
-    extra = f' data-metric="{_esc(metric)}"' if metric else ""
-    return f'<img id="{_esc(plot_id)}" class="plot"{extra} src="{uri}" alt="{_esc(alt)}">'
+def plot_img(plot_id: str, uri: str, alt: str, metric: str = "") -> str:
+    """A plot's ``<img class="plot">`` showing the data URI ``uri`` (``data-metric`` if
+    ``metric``)."""
+    extra = f' data-metric="{esc(metric)}"' if metric else ""
+    return f'<img id="{esc(plot_id)}" class="plot"{extra} src="{uri}" alt="{esc(alt)}">'
 
 
-def _section(section_id: str, title: str, body: str) -> str:
-    return f'<section id="{section_id}"><h2>{_esc(title)}</h2>{body}</section>'
+def section(section_id: str, title: str, body: str) -> str:
+    """A ``<section>`` with its ``<h2>`` title; ``body`` is HTML, put in as given."""
+    return f'<section id="{esc(section_id)}"><h2>{esc(title)}</h2>{body}</section>'
+
+
+def fact_list(facts: Iterable[tuple[str, str, object]]) -> str:
+    """A ``<dl class="facts">`` of (label, id, value): each value in a ``<code>`` of that id."""
+    dl = "".join(
+        f'<dt>{esc(label)}</dt><dd><code id="{esc(i)}">{esc(value)}</code></dd>'
+        for label, i, value in facts
+    )
+    return f'<dl class="facts">{dl}</dl>'
 
 
 _CSS = """
@@ -102,19 +119,22 @@ _NAV = (
 )
 
 
-def _page(
+def html_page(
     title: str,
     subtitle: str,
     sections: Sequence[str],
     extra_nav: Sequence[tuple[str, str]] = (),
     extra_css: str = "",
 ) -> str:
+    """A whole report page: the inline CSS (and ``extra_css``), a header with its title,
+    subtitle and navigation (the usual entries, ``extra_nav``'s after Summary), then
+    ``sections`` (HTML, put in as given)."""
     entries = (*_NAV[:1], *extra_nav, *_NAV[1:])
-    nav = "".join(f'<a href="#{i}">{_esc(label)}</a>' for i, label in entries)
+    nav = "".join(f'<a href="#{esc(i)}">{esc(label)}</a>' for i, label in entries)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_esc(title)}</title><style>{_CSS}{extra_css}</style></head><body><main>"
-        f'<header class="page"><h1>{_esc(title)}</h1><p>{_esc(subtitle)}</p>'
+        f"<title>{esc(title)}</title><style>{_CSS}{extra_css}</style></head><body><main>"
+        f'<header class="page"><h1>{esc(title)}</h1><p>{esc(subtitle)}</p>'
         f"<nav>{nav}</nav></header>{''.join(sections)}</main></body></html>\n"
     )

@@ -15,17 +15,10 @@ from collections.abc import Callable, Iterable
 
 from neardup_udfs.config import KGRAM_BYTES, WINDOW
 from neardup_udfs.kernels import winnow
-from neardup_udfs.report.data import (
-    MEMBERS_SHOWN,
-    Doc,
-    Sample,
-    Samples,
-    _cluster_sizes,
-    _Output,
-)
-from neardup_udfs.report.style import _esc, _fmt_pct, _section
+from neardup_udfs.report.data import MEMBERS_SHOWN, Doc, Output, Sample, Samples, cluster_sizes
+from neardup_udfs.report.style import esc, fmt_pct, section
 
-__all__ = ["TEXT_LIMIT", "WINNOW_K", "WINNOW_W"]
+__all__ = ["TEXT_LIMIT", "WINNOW_K", "WINNOW_W", "side_by_side_section"]
 
 
 TEXT_LIMIT = 4000
@@ -116,7 +109,7 @@ def _encode(text: str) -> bytes:
 def _doc_text(segments: Segments, truncated: bool) -> str:
     """A document's text block: escaped, marks for shared passages, truncation notes."""
     shown, hidden = _truncate(segments, TEXT_LIMIT)
-    body = "".join(f"<mark>{_esc(text)}</mark>" if marked else _esc(text) for text, marked in shown)
+    body = "".join(f"<mark>{esc(text)}</mark>" if marked else esc(text) for text, marked in shown)
     if hidden:
         body += f'<span class="more">… ({hidden:,} more characters)</span>'
     if truncated:
@@ -139,11 +132,11 @@ def _member(doc: Doc, metric: str | None, rep_bytes: bytes | None) -> tuple[str,
     segments = _segments(data, in_member)
     marked = sum(len(t) for t, m in segments if m)
     total = sum(len(t) for t, _ in segments)
-    share = f"shares {marked:,} of {total:,} characters ({_fmt_pct(marked, total)})"
+    share = f"shares {marked:,} of {total:,} characters ({fmt_pct(marked, total)})"
     label = " · ".join(x for x in (_score_label(metric, doc.score), share) if x)
     article = (
-        f'<article class="doc member" data-doc-id="{_esc(doc.doc_id)}"><header>'
-        f'<code class="doc-id">{_esc(doc.doc_id)}</code> <span class="meta">{_esc(label)}'
+        f'<article class="doc member" data-doc-id="{esc(doc.doc_id)}"><header>'
+        f'<code class="doc-id">{esc(doc.doc_id)}</code> <span class="meta">{esc(label)}'
         f"</span></header>{_doc_text(segments, doc.truncated)}</article>"
     )
     return article, in_rep
@@ -177,32 +170,34 @@ def _cluster_view(sample: Sample, size: int, metric: str | None, index: int) -> 
         left = '<p class="empty">The representative\'s text is not in samples/.</p>'
     else:
         left = (
-            f'<article class="doc representative" data-doc-id="{_esc(rep.doc_id)}"><header>'
-            f'<code class="doc-id">{_esc(rep.doc_id)}</code> <span class="meta">representative'
+            f'<article class="doc representative" data-doc-id="{esc(rep.doc_id)}"><header>'
+            f'<code class="doc-id">{esc(rep.doc_id)}</code> <span class="meta">representative'
             f" (kept)</span></header>"
             f"{_doc_text(_segments(rep_bytes, _merge(rep_ranges)), rep.truncated)}</article>"
         )
     return (
         f'<section class="cluster" id="cluster-{index}"'
-        f' data-cluster-id="{_esc(sample.cluster_id)}">'
-        f'<h3>Cluster <code>{_esc(sample.cluster_id)}</code> <span class="meta">{size:,}'
+        f' data-cluster-id="{esc(sample.cluster_id)}">'
+        f'<h3>Cluster <code>{esc(sample.cluster_id)}</code> <span class="meta">{size:,}'
         f' documents</span></h3><div class="side-by-side"><div class="rep-col">{left}</div>'
         f'<div class="member-col">{"".join(articles)}</div></div></section>'
     )
 
 
-def _side_by_side(out: _Output | None, samples: Samples | None) -> str:
-    """Section 4: sample clusters side by side (or why there are none)."""
+def side_by_side_section(out: Output | None, samples: Samples | None) -> str:
+    """Section 4: sample clusters side by side (or why there are none). ``out``, the output
+    directory (None for the job's own writer), gives the sizes of clusters ``samples``
+    does not carry."""
     title = "Clusters side by side"
     if samples is None:
         note = (
             '<p class="empty" id="no-samples">Side-by-side views need the job\'s samples output'
             " (a samples/ directory in the output); this run has none.</p>"
         )
-        return _section("clusters", title, note)
+        return section("clusters", title, note)
     metric, groups = samples
     unsized = [s.cluster_id for s in groups if s.size is None]
-    sizes = _cluster_sizes(out, unsized) if unsized and out is not None else {}
+    sizes = cluster_sizes(out, unsized) if unsized and out is not None else {}
 
     def size(s: Sample) -> int:
         if s.size is not None:
@@ -211,7 +206,7 @@ def _side_by_side(out: _Output | None, samples: Samples | None) -> str:
 
     groups = sorted(groups, key=lambda s: (-size(s), s.cluster_id))
     if not groups:
-        return _section("clusters", title, '<p class="empty">samples/ holds no clusters.</p>')
+        return section("clusters", title, '<p class="empty">samples/ holds no clusters.</p>')
     intro = (
         '<p class="caption">Marked passages (<mark>like this</mark>) are shared with the'
         f" representative (winnowing, k = {WINNOW_K}, w = {WINNOW_W} bytes; edges are"
@@ -219,4 +214,4 @@ def _side_by_side(out: _Output | None, samples: Samples | None) -> str:
         f" texts are cut after {TEXT_LIMIT:,} characters.</p>"
     )
     views = "".join(_cluster_view(s, size(s), metric, i) for i, s in enumerate(groups, 1))
-    return _section("clusters", title, intro + views)
+    return section("clusters", title, intro + views)

@@ -16,19 +16,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType
 
 from neardup_udfs.config import BOILERPLATE_OUTPUTS, BoilerplateConfig
+from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.runtime import (
-    LostRecords,
-    RunScope,
-    StageClock,
-    begin_output,
-    cached_run,
-    counts_of,
-    read_checked,
-    write_frames,
-    write_report,
-)
+from neardup_udfs.io.writer import begin_output, write_frames
+from neardup_udfs.runtime import LostRecords, RunScope, StageClock, cached_run
 from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     cover_regions,
@@ -149,11 +142,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
         store,
         config.output,
         "boilerplate",
-        counts=counts_of(summary),
-        seconds=summary.seconds,
-        pipeline=(summary.pipeline, WINNOW_VERSION),
-        config=config,
-        input=summary.input_stats,
+        **run_keys(summary, config, (summary.pipeline, WINNOW_VERSION)),
         removed_fraction=round(summary.bytes_removed / summary.bytes_in, 6)
         if summary.bytes_in
         else 0.0,

@@ -24,27 +24,16 @@ from neardup_udfs.driver.near import near_on_driver
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexManifest, IndexStoreError
 from neardup_udfs.io.frames import check_columns
+from neardup_udfs.io.outputs import check_directory
 from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
+from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.io.tables import check_output_tables, read_table, write_tables
+from neardup_udfs.io.writer import begin_output, write_frames
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
-from neardup_udfs.runtime import (
-    Cache,
-    Checked,
-    LostRecords,
-    RunScope,
-    StageClock,
-    begin_output,
-    cached_run,
-    check_directory,
-    check_rows,
-    counts_of,
-    read_checked,
-    write_frames,
-    write_report,
-)
+from neardup_udfs.runtime import Cache, LostRecords, RunScope, StageClock, cached_run
 from neardup_udfs.schemas import (
     BAND,
     BAND_KEYS,
@@ -65,6 +54,7 @@ from neardup_udfs.session import cut, driver_byte_budget, driver_cores
 from neardup_udfs.stages.exact import led
 from neardup_udfs.stages.fingerprint import document_features
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
+from neardup_udfs.stages.read import Checked, check_rows, read_checked
 from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
 
@@ -404,11 +394,7 @@ def report_extras(
     keywords (counts, seconds, pipeline, config, then the run's own keys)."""
     pipeline = config.pipeline()
     return dict(
-        counts=counts_of(summary),
-        seconds=summary.seconds,
-        pipeline=(pipeline.id, pipeline.version),
-        config=config,
-        input=summary.input_stats,
+        **run_keys(summary, config, (pipeline.id, pipeline.version)),
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         engine=dict(engine),
         cluster=dict(cluster),
@@ -570,7 +556,7 @@ def _spark_core(
             found = match_index(
                 reader,
                 new_docs.select(DOC_ID, EXACT_KEY, value),
-                k=config.max_distance,
+                max_distance=config.max_distance,
                 threshold=config.jaccard_threshold,
                 hot_bucket_size=config.hot_bucket_size,
             )

@@ -16,15 +16,10 @@ from neardup_udfs import __version__
 from neardup_udfs.config import FingerprintConfig
 from neardup_udfs.io.readers import MANIFEST_NAME
 from neardup_udfs.io.storage import HadoopStorage, join
-from neardup_udfs.runtime import (
-    LostRecords,
-    RunScope,
-    begin_output,
-    cached_run,
-    read_checked,
-    write_frames,
-)
+from neardup_udfs.io.writer import begin_output, write_frames
+from neardup_udfs.runtime import LostRecords, RunScope, cached_run
 from neardup_udfs.stages.fingerprint import fingerprint
+from neardup_udfs.stages.read import read_checked
 
 __all__ = ["Summary", "run"]
 

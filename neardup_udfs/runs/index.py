@@ -18,25 +18,18 @@ from pyspark.sql import functions as F
 from neardup_udfs.config import IndexConfig
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
-from neardup_udfs.io.outputs import refuse_overlap
+from neardup_udfs.io.outputs import check_directory, refuse_overlap
 from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.runtime import (
-    RunScope,
-    StageClock,
-    begin_output,
-    cached_run,
-    check_directory,
-    counts_of,
-    read_checked,
-    write_frames,
-    write_report,
-)
+from neardup_udfs.io.writer import begin_output, write_frames
+from neardup_udfs.runtime import RunScope, StageClock, cached_run
 from neardup_udfs.schemas import DOC_ID, REASON
 from neardup_udfs.stages.exact import exact_keys
 from neardup_udfs.stages.fingerprint import sketch
 from neardup_udfs.stages.index import IndexReader, add_batch, query_near, query_similar
 from neardup_udfs.stages.normalize import EMPTY, is_empty, prepare
+from neardup_udfs.stages.read import read_checked
 
 __all__ = ["Summary", "run"]
 
@@ -182,12 +175,8 @@ def _query(
         store,
         config.output,
         "index-query",
-        counts=counts_of(summary, "action"),
-        seconds=summary.seconds,
-        pipeline=(pipeline.id, pipeline.version),
-        config=config,
+        **run_keys(summary, config, (pipeline.id, pipeline.version), "action"),
         index=index_store.describe(manifest),
-        input=summary.input_stats,
         spark=run.spark_report(spark, read.partitions),
     )
     return summary

@@ -35,6 +35,7 @@ from neardup_udfs.driver.outputs import (
 from neardup_udfs.driver.read import Declined, LocalInput, input_files, read_jsonl
 from neardup_udfs.io.outputs import claim_output
 from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.report_files import write_report
 from neardup_udfs.io.storage import LocalStorage, StorageError, join
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.dedup import (
@@ -47,7 +48,7 @@ from neardup_udfs.runs.dedup import (
     report_extras,
     take_counts,
 )
-from neardup_udfs.runtime import StageClock, write_report
+from neardup_udfs.runtime import StageClock
 from neardup_udfs.schemas import BAND, DISTANCE, DOC_ID, IS_REPRESENTATIVE, SIMILARITY, TEXT
 from neardup_udfs.session import driver_cores, local_byte_budget, submitted_conf
 

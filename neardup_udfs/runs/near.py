@@ -130,7 +130,7 @@ class NearDuplicates:
                     pairs,
                     self.sketches,
                     self.pipeline,
-                    k=s.max_distance,
+                    max_distance=s.max_distance,
                     threshold=s.threshold,
                     verification=s.verification,
                     texts=texts,

@@ -16,19 +16,12 @@ from pyspark.sql import functions as F
 
 from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig
 from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.runtime import (
-    Cache,
-    RunScope,
-    StageClock,
-    begin_output,
-    cached_run,
-    counts_of,
-    read_checked,
-    write_frames,
-    write_report,
-)
+from neardup_udfs.io.writer import begin_output, write_frames
+from neardup_udfs.runtime import Cache, RunScope, StageClock, cached_run
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
+from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
     aligned_spans,
@@ -65,7 +58,8 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
 
     Notes:
         Pairs mode: for every pair (a, b) of the dedup output, the spans are
-        ``winnow.overlaps(text_a, text_b, k, w)`` (``a_start`` = PosA, ``b_start`` = PosB).
+        ``winnow.overlaps(text_a, text_b, kgram_bytes, window)`` (``a_start`` = PosA,
+        ``b_start`` = PosB).
         Provenance mode: for every query document, ``winnow.Index.matches(query)`` over an
         index of the corpus (``a`` = the query, ``b`` = the corpus document), except that
         hashes occurring more than ``max_doc_freq`` times in the corpus (in one document or
@@ -125,7 +119,7 @@ def _run(spark: SparkSession, config: SpansConfig, run: RunScope) -> Summary:
         names=SPANS_OUTPUTS,
         inputs=[("input", config.input), ("query", config.query), ("pairs", config.pairs)],
     )
-    k, w = config.kgram_bytes, config.window
+    kgram_bytes, window = config.kgram_bytes, config.window
 
     with clock.stage("read"):
         docs, rejects, summary.input = _read(spark, config, config.input, cache, summary)
@@ -147,24 +141,24 @@ def _run(spark: SparkSession, config: SpansConfig, run: RunScope) -> Summary:
             summary.pairs_missing_docs = summary.pairs - n_known
             ends = known.select(F.col(A).alias(DOC_ID)).union(known.select(F.col(B).alias(DOC_ID)))
             used = docs.join(ends.distinct(), DOC_ID, "left_semi")
-            fps = cache.keep(fingerprints(used, k, w))
+            fps = cache.keep(fingerprints(used, kgram_bytes, window))
             a_lengths = b_lengths = used.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
         with clock.stage("spans"):
             wanted = known.select(F.col(B).alias("q_id"), F.col(A).alias("d_id"))
-            raw = aligned_spans(fps, fps, k, pairs=wanted)
+            raw = aligned_spans(fps, fps, kgram_bytes, pairs=wanted)
             spans = _oriented(raw, a="d", b="q")  # overlaps(a, b) walks b: b is the query
             spans, summary.spans = cache.materialize(spans)
             summary_pairs = known.select(F.col(A).alias("a_id"), F.col(B).alias("b_id"))
     else:
         with clock.stage("fingerprint"):
-            corpus = cache.keep(fingerprints(docs, k, w))
-            query = cache.keep(fingerprints(queries, k, w))
+            corpus = cache.keep(fingerprints(docs, kgram_bytes, window))
+            query = cache.keep(fingerprints(queries, kgram_bytes, window))
             hot, summary.hot_hashes = cache.materialize(hot_hashes(corpus, config.max_doc_freq))
             corpus = corpus.join(hot.select("hash"), "hash", "left_anti")
             a_lengths = queries.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
             b_lengths = docs.select(DOC_ID, F.octet_length(TEXT).alias("bytes"))
         with clock.stage("spans"):
-            raw = aligned_spans(query, corpus, k)
+            raw = aligned_spans(query, corpus, kgram_bytes)
             spans = _oriented(raw, a="q", b="d")
             spans, summary.spans = cache.materialize(spans)
             summary_pairs = spans.select("a_id", "b_id").distinct()
@@ -181,12 +175,8 @@ def _run(spark: SparkSession, config: SpansConfig, run: RunScope) -> Summary:
         store,
         config.output,
         "spans",
-        counts=counts_of(summary, "mode"),
-        seconds=summary.seconds,
-        pipeline=(summary.pipeline, WINNOW_VERSION),
-        config=config,
+        **run_keys(summary, config, (summary.pipeline, WINNOW_VERSION), "mode"),
         mode=mode,
-        input=summary.input_stats,
         spark=run.spark_report(spark),
     )
     return summary

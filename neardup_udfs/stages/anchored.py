@@ -201,9 +201,10 @@ def anchored_representatives(
             rule's order (any orderable type without nulls; smaller first, ties by node id).
         score: the name of the score column (``similarity`` or ``distance``).
         higher_is_closer: True for similarities, False for distances.
-        max_rounds: the most parallel rounds run.
-        max_driver_edges: the largest undecided remainder (in edges) the driver finishes:
-            rounds run only while more is left (0: rounds until nothing is left).
+        max_rounds: the most parallel rounds run (at least 1, as the config checks).
+        max_driver_edges: the largest undecided remainder (in edges) the driver finishes (at
+            least 0, as the config checks): rounds run only while more is left (0: rounds
+            until nothing is left).
         fixed: ``node, rep, <score>``: nodes removed before the first round in favour of
             representatives outside ``edges`` (an index's documents); they never become
             representatives, and their edges play no part.
@@ -229,10 +230,6 @@ def anchored_representatives(
         with the closest score, ties by rank. Lineage is cut every round
         (``session.cut``: reliable checkpoints where a checkpoint directory is set).
     """
-    if max_rounds < 1:
-        raise ValueError(f"config key 'max_rounds': must be >= 1, got {max_rounds}")
-    if max_driver_edges < 0:
-        raise ValueError(f"config key 'max_driver_edges': must be >= 0, got {max_driver_edges}")
     spark = edges.sparkSession
     a, b = F.col("a").cast("string"), F.col("b").cast("string")
     raw = edges.select(a.alias("a"), b.alias("b"), F.col(score)).where(F.col("a") != F.col("b"))

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from neardup_udfs.config import CLUSTERINGS
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -31,6 +30,9 @@ from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.select import select_representatives
 
 __all__ = ["CLUSTERINGS", "Clustered", "cluster"]
+
+CLUSTERINGS = ("anchored", "connected")
+"""How verified pairs may become clusters: the values of config key ``clustering``."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def cluster(
         sketches: ``doc_id`` (leaders) and the sketch (connected clustering scores with it).
         kind: ``minhash`` or ``simhash`` (pHash too: a distance).
         rule: ``min_id``, ``earliest`` (by ``__order``, nulls last) or ``longest``.
-        clustering: ``anchored`` or ``connected``.
+        clustering: one of :data:`CLUSTERINGS` (the config checked it).
         max_rounds, max_driver_edges: the round limits (``max_driver_edges``: anchored only).
         floor, no_chaining: connected only, see ``select_representatives``.
         matches: ``doc_id`` (a leader), ``indexed_id`` and the score: leaders verified near
@@ -89,8 +91,6 @@ def cluster(
     if clustering == "connected":
         return _connected(members, verified, sketches, kind, rule, max_rounds, floor,
                           no_chaining, matches)  # fmt: skip
-    if clustering != "anchored":
-        raise ValueError(f"config key 'clustering': {clustering!r} is not one of {CLUSTERINGS}")
     score = DISTANCE if kind == "simhash" else SIMILARITY
     closer_first = F.col(score).asc() if kind == "simhash" else F.col(score).desc()
     # every member's place in the rule's order; the group's smallest is its kept member

@@ -119,7 +119,8 @@ def connected_components(
     Args:
         edges: string columns ``src``, ``dst``; undirected, duplicates, both directions and
             self-loops allowed.
-        max_rounds: rounds allowed before giving up (O(log^2 n) suffice, per the paper).
+        max_rounds: rounds allowed before giving up (at least 1, as the config checks;
+            O(log^2 n) suffice, per the paper).
         checkpoint: cut the lineage every round (``session.cut``: a reliable checkpoint
             where a checkpoint directory is set, else a local one). False keeps the
             lineage: every round then recomputes all earlier ones; for small inputs and
@@ -145,8 +146,6 @@ def connected_components(
         ``check_labels`` then confirms that none was split. A local checkpoint lost with its
         executor fails the job; it is never silently recomputed.
     """
-    if max_rounds < 1:
-        raise ValueError(f"config key 'max_rounds': must be >= 1, got {max_rounds}")
     ends = _cut(_ends(edges), checkpoint)  # read the input once: every use sees the same edges
     lo, hi = F.least("src", "dst").alias("lo"), F.greatest("src", "dst").alias("hi")
     e = ends.where(F.col("src") != F.col("dst")).select(lo, hi).distinct()

@@ -71,11 +71,11 @@ def index_keys(
     fingerprint or signature): the rows the index stores in keys/.
 
     Notes:
-        SimHash: the ``k + 1`` block values (depth 1). MinHash: the Mix fold of every band
-        prefix, depth 1 .. rows (depth = rows is the band key); ``depths = "full"`` gives the
-        band keys only. A signature of an empty shingle set, or a SimHash of 0 (a text
-        with no features), gets no band rows, as in the dedup job. Every document also
-        gets band -1: its exact key, at the full depth.
+        SimHash: a key per table of the index's key scheme (depth 1). MinHash: the Mix fold
+        of every band prefix, depth 1 .. rows (depth = rows is the band key); ``depths =
+        "full"`` gives the band keys only. A signature of an empty shingle set, or a SimHash
+        of 0 (a text with no features), gets no band rows, as in the dedup job. Every
+        document also gets band -1: its exact key, at the full depth.
     """
     full = manifest.full_depth
     exact = docs.select(
@@ -245,7 +245,7 @@ def match_index(
     reader: IndexReader,
     new_docs: DataFrame,
     *,
-    k: int,
+    max_distance: int,
     threshold: float,
     hot_bucket_size: int,
 ) -> DataFrame:
@@ -255,10 +255,11 @@ def match_index(
     Notes:
         Candidates share a band key (or block, or exact key) with an indexed document. An
         indexed bucket with more than ``hot_bucket_size`` members contributes only its hub
-        (smallest seq), as hot buckets do within a run. SimHash pairs are kept within ``k``
-        bits; MinHash pairs at an estimated Jaccard >= ``threshold`` (the index holds
-        signatures, not texts), or with equal exact keys (similarity 1). Reads the keys at
-        the full depth only, and the documents of matched keys only.
+        (smallest seq), as hot buckets do within a run. SimHash pairs are kept within
+        ``max_distance`` bits (its old name ``k=`` still works, with a DeprecationWarning);
+        MinHash pairs at an estimated Jaccard >= ``threshold`` (the index holds signatures,
+        not texts), or with equal exact keys (similarity 1). Reads the keys at the full
+        depth only, and the documents of matched keys only.
     """
     manifest = reader.manifest
     value = value_col(manifest.kind)
@@ -288,7 +289,7 @@ def match_index(
     same = F.col("__my_key") == F.col("__their_key")
     if manifest.kind == "simhash":
         scored = joined.withColumn(DISTANCE, hamming(F.col("__mine"), F.col("__theirs")))
-        kept = scored.where(F.col(DISTANCE) <= k)
+        kept = scored.where(F.col(DISTANCE) <= max_distance)
         score = DISTANCE
     else:
         empty = F.forall(F.col("__mine"), lambda x: x == F.lit(-1)) | F.forall(
@@ -311,10 +312,10 @@ def _grouped_candidates(reader: IndexReader, query_keys: DataFrame, depth: int) 
     return hits.join(docs.select(SEQ, DOC_ID, value), SEQ)
 
 
-def query_near(reader: IndexReader, queries: DataFrame, k: int) -> DataFrame:
+def query_near(reader: IndexReader, queries: DataFrame, max_distance: int) -> DataFrame:
     """``query_id, rank, doc_id, distance``: for every query (``query_id, fingerprint``),
-    ditto ``Index.Near`` over the index (k clamped down to the index's k)."""
-    index_k = int(reader.manifest.shape["k"])
+    ditto ``Index.Near`` over the index (``max_distance`` clamped down to the index's)."""
+    index_distance = int(reader.manifest.shape["k"])  # the manifest's name for max_distance
     keys = simhash_table_keys(F.col(FINGERPRINT), scheme_of(reader.manifest))
     blocks = queries.select("query_id", F.posexplode(keys).alias(BAND, KEY))
     cands = _grouped_candidates(reader, blocks, 1)
@@ -323,8 +324,8 @@ def query_near(reader: IndexReader, queries: DataFrame, k: int) -> DataFrame:
     def rank(df: pd.DataFrame) -> pd.DataFrame:
         matches = near_ranked(
             int(df["__query"].iloc[0]),
-            k,
-            index_k,
+            max_distance,
+            index_distance,
             df[DOC_ID].tolist(),
             df[FINGERPRINT].tolist(),
             df[SEQ].tolist(),

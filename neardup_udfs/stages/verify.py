@@ -49,7 +49,7 @@ def verify(
     sketches: DataFrame,
     pipeline: Pipeline,
     *,
-    k: int,
+    max_distance: int,
     threshold: float,
     verification: str,
     texts: DataFrame | None = None,
@@ -60,9 +60,10 @@ def verify(
     ``band`` when ``pairs`` has it).
 
     Notes:
-        SimHash pairs are kept when their Hamming distance is <= k (always exact); pairs
-        that carry ``distance`` (``stages.candidates.scored_candidates``) keep ``band`` and
-        are not joined to the fingerprints again.
+        SimHash pairs are kept when their Hamming distance is <= ``max_distance`` (always
+        exact; its old name ``k=`` still works, with a DeprecationWarning); pairs that
+        carry ``distance`` (``stages.candidates.scored_candidates``) keep ``band`` and are
+        not joined to the fingerprints again.
         MinHash pairs are kept when the Jaccard similarity is >= threshold: estimated from
         the signatures (``estimate``), computed exactly on the word-shingle sets of both
         texts (``exact``, which needs ``texts``: ``doc_id, text``, the prepared text of
@@ -79,11 +80,11 @@ def verify(
         job passes its cache's ``keep``, which persists them).
     """
     if pipeline.kind == "simhash" and DISTANCE in pairs.columns:  # scored where found
-        return pairs.where(F.col(DISTANCE) <= k).select(A, B, BAND, DISTANCE)
+        return pairs.where(F.col(DISTANCE) <= max_distance).select(A, B, BAND, DISTANCE)
     if pipeline.kind == "simhash":
         joined = _pair_columns(pairs, sketches, FINGERPRINT)
         scored = joined.select(A, B, hamming(F.col("va"), F.col("vb")).alias(DISTANCE))
-        return scored.where(F.col(DISTANCE) <= k)
+        return scored.where(F.col(DISTANCE) <= max_distance)
     if verification in ("exact", "hybrid") and texts is None:
         raise ValueError(f"{verification} verification needs the texts")
     carry = [BAND] if BAND in pairs.columns else []
@@ -99,7 +100,7 @@ def verify(
     if verification == "estimate":
         return estimated.where(F.col(SIMILARITY) >= threshold).select(*edges)
     estimated = keep(estimated)
-    margin = estimate_margin(pipeline.param("k"))
+    margin = estimate_margin(pipeline.param("k"))  # the preset option k: signature slots
     sure = estimated.where(F.col(SIMILARITY) >= threshold + margin).select(*edges)
     near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
     unsure = estimated.where(near)

@@ -29,19 +29,22 @@ WINNOW_VERSION = "semblance-winnow/1"
 FINGERPRINTS_DDL = f"{DOC_ID} string, j int, pos bigint, hash bigint"
 
 
-def winnow_id(k: int, w: int) -> str:
-    """The pipeline id stored with winnowing results: fingerprints of different k or w are
-    different values and must never be compared."""
-    return f"{WINNOW_VERSION};k={k},w={w}"
+def winnow_id(kgram_bytes: int, w: int) -> str:
+    """The pipeline id stored with winnowing results (``k`` names ``kgram_bytes`` there, a
+    frozen format): fingerprints of different k-gram sizes or windows are different values
+    and must never be compared."""
+    return f"{WINNOW_VERSION};k={kgram_bytes},w={w}"
 
 
-def fingerprints(docs: DataFrame, k: int, w: int) -> DataFrame:
-    """``doc_id, j, pos, hash``: every winnowing fingerprint of every document.
+def fingerprints(docs: DataFrame, kgram_bytes: int, w: int) -> DataFrame:
+    """``doc_id, j, pos, hash``: every winnowing fingerprint of every document (k-grams of
+    ``kgram_bytes`` bytes, windows of ``w`` k-grams).
 
     ``docs`` has ``doc_id`` and ``text`` (string or binary; byte offsets of its UTF-8).
     ``j`` numbers a document's fingerprints from 0 in position order.
     """
-    return docs.select(DOC_ID, TEXT).mapInPandas(winnow_fingerprints_fn(k, w), FINGERPRINTS_DDL)
+    fn = winnow_fingerprints_fn(kgram_bytes, w)
+    return docs.select(DOC_ID, TEXT).mapInPandas(fn, FINGERPRINTS_DDL)
 
 
 def doc_freq(fps: DataFrame, group: str | None = None) -> DataFrame:
@@ -66,14 +69,14 @@ def _islands(partition: list[str], order: str) -> Column:
 
 
 def aligned_spans(
-    query: DataFrame, corpus: DataFrame, k: int, pairs: DataFrame | None = None
+    query: DataFrame, corpus: DataFrame, kgram_bytes: int, pairs: DataFrame | None = None
 ) -> DataFrame:
     """``q_id, d_id, q_start, d_start, length``: passages a query shares with corpus documents.
 
     Args:
         query: fingerprints (``doc_id, j, pos, hash``) of the query documents.
         corpus: fingerprints (``doc_id, pos, hash``) of the corpus documents.
-        k: the k-gram size both were made with.
+        kgram_bytes: the k-gram size both were made with.
         pairs: ``q_id, d_id``: compare only these (query, corpus) pairs; else every pair
             sharing a hash.
 
@@ -83,9 +86,10 @@ def aligned_spans(
         b as the query it is ``overlaps(a, b)`` (pos_a = ``d_start``, pos_b = ``q_start``).
         Each shared hash occurrence is a match on the diagonal ``d_pos - q_pos``; a run on a
         diagonal continues while its matches come from consecutive query fingerprints (j),
-        and becomes a span of length ``last q_pos + k - first q_pos``. The kernels' budget
-        of ``MAX_RESULTS`` matches per query is not applied (a distributed join has no scan
-        order); drop hashes shared by many documents (``hot_hashes``) to bound the work.
+        and becomes a span of length ``last q_pos + kgram_bytes - first q_pos``. The
+        kernels' budget of ``MAX_RESULTS`` matches per query is not applied (a distributed
+        join has no scan order); drop hashes shared by many documents (``hot_hashes``) to
+        bound the work.
     """
     q = query.select(F.col(DOC_ID).alias("q_id"), "j", F.col("pos").alias("q_pos"), "hash")
     d = corpus.select(F.col(DOC_ID).alias("d_id"), F.col("pos").alias("d_pos"), "hash")
@@ -103,7 +107,7 @@ def aligned_spans(
         "d_id",
         "q_start",
         (F.col("q_start") + F.col("diag")).alias("d_start"),
-        (F.col("q_end") + k - F.col("q_start")).alias("length"),
+        (F.col("q_end") + kgram_bytes - F.col("q_start")).alias("length"),
     )
 
 
@@ -123,7 +127,7 @@ def covered_bytes(spans: DataFrame, keys: list[str], start: str, length: str) ->
 def cover_regions(
     fps: DataFrame,
     freq: DataFrame,
-    k: int,
+    kgram_bytes: int,
     min_docs: int,
     min_run: int,
     group: str | None = None,
@@ -134,7 +138,8 @@ def cover_regions(
         A fingerprint qualifies when its hash is held by at least ``min_docs`` documents
         (``freq`` from :func:`doc_freq`, with the same ``group``; the document itself
         counts). Consecutive qualifying fingerprints (consecutive ``j``) form a run; a run of
-        ``n >= max(min_run, 1)`` fingerprints from pos s to e is the region ``(s, e + k - s)``.
+        ``n >= max(min_run, 1)`` fingerprints from pos s to e is the region
+        ``(s, e + kgram_bytes - s)``.
     """
     keys = ["hash"] if group is None else [group, "hash"]
     qualifying = fps.join(freq.where(F.col("docs") >= min_docs).select(*keys), keys, "left_semi")
@@ -143,7 +148,7 @@ def cover_regions(
         F.min("pos").alias("start"), F.max("pos").alias("end"), F.count("*").alias("n")
     )
     return regions.where(F.col("n") >= max(min_run, 1)).select(
-        DOC_ID, "start", (F.col("end") + k - F.col("start")).alias("length")
+        DOC_ID, "start", (F.col("end") + kgram_bytes - F.col("start")).alias("length")
     )
 
 

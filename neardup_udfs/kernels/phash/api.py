@@ -14,9 +14,9 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from neardup_udfs.kernels.phash.dct import _hashes_from_dct, dct8, hash_from_dct, luma
+from neardup_udfs.kernels.phash.dct import dct8, hash_from_dct, hashes_from_dct, luma
 from neardup_udfs.kernels.phash.decoding import decode, decode_image
-from neardup_udfs.kernels.phash.formats import DEFAULT_MAX_PIXELS, PHashError, _describe
+from neardup_udfs.kernels.phash.formats import DEFAULT_MAX_PIXELS, PHashError, describe_error
 from neardup_udfs.kernels.phash.pixels import GoImage, go_image_from_pil
 from neardup_udfs.kernels.phash.resample import resize32
 
@@ -118,9 +118,9 @@ def phash_images(
         except PHashError as e:
             errors[i] = e.problem
         except Exception as e:  # one bad row must not fail the batch
-            errors[i] = f"unexpected error: {_describe(e)}"
+            errors[i] = f"unexpected error: {describe_error(e)}"
     if ok:
-        hashes[np.array(ok, dtype=np.int64)] = _hashes_from_dct(dct8(luma(np.stack(grids))))
+        hashes[np.array(ok, dtype=np.int64)] = hashes_from_dct(dct8(luma(np.stack(grids))))
     return ImageBatch(hashes, widths, heights, formats, errors)
 
 

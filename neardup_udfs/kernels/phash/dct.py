@@ -5,15 +5,14 @@ strictly-above-median bits, each in Go's float64 order of operations.
 
 from __future__ import annotations
 
-import json
 import struct
 from functools import cache
-from importlib import resources
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup_udfs.kernels.phash.resample import _GRID
+from neardup_udfs.kernels.data_files import shipped_json
+from neardup_udfs.kernels.phash.resample import GRID
 
 F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
@@ -25,10 +24,9 @@ _LOW = 8
 @cache
 def go_cos_table() -> F64:
     """Go's ``math.Cos((2i+1)*u*pi/64)`` as a read-only (32, 8) float64 array ``[i, u]``."""
-    raw = resources.files("neardup_udfs").joinpath("data/go_cos_table.json").read_text("utf-8")
-    bits: list[str] = json.loads(raw)["float64_bits"]
+    bits: list[str] = shipped_json("go_cos_table.json")["float64_bits"]
     vals = [struct.unpack(">d", bytes.fromhex(h))[0] for h in bits]
-    table = np.array(vals, dtype=np.float64).reshape(_GRID, _LOW)
+    table = np.array(vals, dtype=np.float64).reshape(GRID, _LOW)
     table.setflags(write=False)
     return table
 
@@ -65,11 +63,11 @@ def dct8(lum: F64) -> F64:
     cos = go_cos_table()
     lum = np.asarray(lum, dtype=np.float64)
     single = lum.ndim == 2
-    b = lum.reshape(-1, _GRID, _GRID)
+    b = lum.reshape(-1, GRID, GRID)
     p = b[:, :, :, None] * cos[None, None, :, :]  # (B, y, x, u) = lum[y, x] * cos[x][u]
-    terms = np.empty((b.shape[0], _GRID * _GRID + 1, _LOW, _LOW), dtype=np.float64)
+    terms = np.empty((b.shape[0], GRID * GRID + 1, _LOW, _LOW), dtype=np.float64)
     terms[:, 0] = 0.0
-    t = terms[:, 1:].reshape(b.shape[0], _GRID, _GRID, _LOW, _LOW)
+    t = terms[:, 1:].reshape(b.shape[0], GRID, GRID, _LOW, _LOW)
     np.multiply(p[..., :, None], cos[None, :, None, None, :], out=t)  # * cos[y][v]
     np.add.accumulate(terms, axis=1, out=terms)  # running sum in (y, x) order
     out = np.ascontiguousarray(terms[:, -1])
@@ -93,7 +91,9 @@ def hash_from_dct(coeffs: F64) -> int:
     return h
 
 
-def _hashes_from_dct(coeffs: F64) -> U64:
+def hashes_from_dct(coeffs: F64) -> U64:
+    """:func:`hash_from_dct` of every (8, 8) block of ``coeffs`` (shape ``(n, 8, 8)``), as a
+    uint64 array of n hashes."""
     c = coeffs.reshape(-1, _LOW * _LOW)
     med = np.sort(c[:, 1:], axis=1)[:, 31]
     above = c > med[:, None]

@@ -18,14 +18,14 @@ from neardup_udfs.kernels.phash.formats import (
     FORMATS,
     GO_REFERENCE_FORMATS,
     PHashError,
-    _check_size,
+    check_size,
     image_format,
 )
-from neardup_udfs.kernels.phash.gif_jpeg import _decode_gif, _decode_jpeg, _gif_animated
-from neardup_udfs.kernels.phash.pillow_formats import _check_ico, _decode_pillow, _webp_size
-from neardup_udfs.kernels.phash.pillow_io import _open
+from neardup_udfs.kernels.phash.gif_jpeg import decode_gif, decode_jpeg, gif_animated
+from neardup_udfs.kernels.phash.pillow_formats import check_ico, decode_pillow, webp_size
+from neardup_udfs.kernels.phash.pillow_io import pillow_open
 from neardup_udfs.kernels.phash.pixels import GoImage
-from neardup_udfs.kernels.phash.png import _decode_png, _png_header
+from neardup_udfs.kernels.phash.png import decode_png, png_header
 
 
 @dataclass(frozen=True)
@@ -79,13 +79,13 @@ def decode_image(
     fmt, im, hdr = _opened(data, max_pixels, name)
     if hdr is not None:  # PNG
         animated = bool(getattr(im, "is_animated", False))  # APNG
-        return Decoded(_decode_png(data, hdr, im, name), fmt, animated)
+        return Decoded(decode_png(data, hdr, im, name), fmt, animated)
     if fmt == "GIF":
-        return Decoded(_decode_gif(im, name), fmt, _gif_animated(data, name))
+        return Decoded(decode_gif(im, name), fmt, gif_animated(data, name))
     if fmt == "JPEG":
-        return Decoded(_decode_jpeg(im, name), fmt, False)
+        return Decoded(decode_jpeg(im, name), fmt, False)
     animated = bool(getattr(im, "is_animated", False))  # WebP animation, TIFF pages
-    return Decoded(_decode_pillow(im, fmt, name, max_pixels), fmt, animated)
+    return Decoded(decode_pillow(im, fmt, name, max_pixels), fmt, animated)
 
 
 def _opened(
@@ -102,16 +102,16 @@ def _opened(
         )
     hdr = None
     if fmt == "PNG":  # Go's chunk rules, and the size from IHDR
-        hdr = _png_header(data, name)
-        _check_size(hdr["width"], hdr["height"], max_pixels, name)
+        hdr = png_header(data, name)
+        check_size(hdr["width"], hdr["height"], max_pixels, name)
     # before Pillow opens them: libwebp's decoder allocates the canvas when it is created,
     # and Pillow's ICO reader decodes the largest picture when it opens the file
     if fmt == "WEBP":
-        _check_size(*_webp_size(data, name), max_pixels, name)
+        check_size(*webp_size(data, name), max_pixels, name)
     if fmt == "ICO":
-        _check_ico(data, max_pixels, name)
-    im = _open(data, name, fmt)
-    _check_size(im.size[0], im.size[1], max_pixels, name)
+        check_ico(data, max_pixels, name)
+    im = pillow_open(data, name, fmt)
+    check_size(im.size[0], im.size[1], max_pixels, name)
     return fmt, im, hdr
 
 

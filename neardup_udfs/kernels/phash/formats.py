@@ -1,7 +1,7 @@
 """What the hash accepts: the formats it decodes, signature sniffing, the pixel limit, and
 the one error type every refusal raises.
 
-:func:`image_format` recognises a format from its leading bytes only; :func:`_check_size`
+:func:`image_format` recognises a format from its leading bytes only; :func:`check_size`
 is the size check every decoder applies from a header, before any pixel is decoded.
 """
 
@@ -12,7 +12,7 @@ from PIL import Image
 DEFAULT_MAX_PIXELS = 50_000_000
 """Default refusal limit on width x height, checked before any pixel is decoded."""
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 GO_REFERENCE_FORMATS = ("PNG", "JPEG", "GIF")
 """The formats the reference decodes (Go's ``image.Decode`` with png, jpeg and gif)."""
 PILLOW_FORMATS = ("WEBP", "BMP", "TIFF", "ICO")
@@ -40,7 +40,7 @@ class PHashError(ValueError):
 def image_format(data: bytes | bytearray | memoryview) -> str | None:
     """Which of :data:`FORMATS` the leading signature bytes say; None for anything else."""
     head = bytes(data[:16])
-    if head.startswith(_PNG_SIGNATURE):
+    if head.startswith(PNG_SIGNATURE):
         return "PNG"
     if head.startswith(b"\xff\xd8\xff"):
         return "JPEG"
@@ -57,7 +57,9 @@ def image_format(data: bytes | bytearray | memoryview) -> str | None:
     return None
 
 
-def _check_size(w: int, h: int, max_pixels: int, name: str) -> None:
+def check_size(w: int, h: int, max_pixels: int, name: str) -> None:
+    """PHashError naming the input unless a w x h image is non-empty and has at most
+    ``max_pixels`` pixels (and at most Pillow's ``Image.MAX_IMAGE_PIXELS`` when set)."""
     if w <= 0 or h <= 0:
         raise PHashError(name, f"zero-size image ({w}x{h})")
     limit = max_pixels
@@ -71,6 +73,7 @@ def _check_size(w: int, h: int, max_pixels: int, name: str) -> None:
         )
 
 
-def _describe(e: BaseException) -> str:
+def describe_error(e: BaseException) -> str:
+    """An exception as ``"Type: message"`` (``"Type"`` when it has no message)."""
     msg = str(e)
     return f"{type(e).__name__}: {msg}" if msg else type(e).__name__

@@ -9,12 +9,14 @@ import numpy as np
 from PIL import Image, ImageFile
 
 from neardup_udfs.kernels.phash.formats import PHashError
-from neardup_udfs.kernels.phash.pillow_io import _load, _open
-from neardup_udfs.kernels.phash.pixels import GoImage, _palette_table, go_image_from_pil
+from neardup_udfs.kernels.phash.pillow_io import pillow_open, pillow_pixels
+from neardup_udfs.kernels.phash.pixels import GoImage, go_image_from_pil, palette_table
 
 
-def _decode_gif(im: ImageFile.ImageFile, name: str) -> GoImage:
-    arr = _load(im, name)
+def decode_gif(im: ImageFile.ImageFile, name: str) -> GoImage:
+    """The first frame of an opened GIF as Go's ``gif.Decode`` returns it: a paletted image
+    with the frame's own bounds, the transparent entry set to ``color.RGBA{}``."""
+    arr = pillow_pixels(im, name)
     extent = getattr(im, "dispose_extent", None)
     if extent is not None:  # Go's image is the first frame, with the frame's own bounds
         x0, y0, x1, y1 = (int(v) for v in extent)
@@ -28,18 +30,20 @@ def _decode_gif(im: ImageFile.ImageFile, name: str) -> GoImage:
         rgb = bytes(np.repeat(np.arange(256, dtype=np.uint8), 3))
     else:
         return go_image_from_pil(Image.fromarray(np.ascontiguousarray(arr), im.mode))
-    table = _palette_table(rgb, b"")
+    table = palette_table(rgb, b"")
     if isinstance(trans, int) and 0 <= trans < 256:
         table[trans] = 0  # Go sets the transparent entry to color.RGBA{}
     return GoImage("paletted", np.ascontiguousarray(arr, dtype=np.uint8), table)
 
 
-def _decode_jpeg(im: ImageFile.ImageFile, name: str) -> GoImage:
+def decode_jpeg(im: ImageFile.ImageFile, name: str) -> GoImage:
+    """An opened JPEG as the Go image type ``jpeg.Decode`` returns (YCbCr, gray, CMYK); the
+    pixels are libjpeg's, so only close to Go's."""
     if im.mode == "RGB":
         # Ask libjpeg for YCbCr and convert with Go's integer formula; Go's own IDCT and
         # chroma replication still differ from libjpeg, so the result is only close.
         im.draft("YCbCr", None)
-    arr = _load(im, name)
+    arr = pillow_pixels(im, name)
     if im.mode == "YCbCr":
         return GoImage("ycbcr", np.ascontiguousarray(arr, dtype=np.uint8))
     if im.mode == "L":
@@ -49,10 +53,10 @@ def _decode_jpeg(im: ImageFile.ImageFile, name: str) -> GoImage:
     return go_image_from_pil(im)
 
 
-def _gif_animated(data: bytes, name: str) -> bool:
+def gif_animated(data: bytes, name: str) -> bool:
     """Whether a GIF has a second frame (read on a second handle: seeking Pillow's GIF
     reader changes the state the first frame is decoded from)."""
-    im = _open(data, name, "GIF")
+    im = pillow_open(data, name, "GIF")
     try:
         return bool(getattr(im, "is_animated", False))
     except Exception:  # garbage after the first frame, which Go's gif.Decode never reads

@@ -9,8 +9,8 @@ import struct
 
 from PIL import ImageFile
 
-from neardup_udfs.kernels.phash.formats import _PNG_SIGNATURE, PHashError, _check_size
-from neardup_udfs.kernels.phash.pillow_io import _load_pixels
+from neardup_udfs.kernels.phash.formats import PNG_SIGNATURE, PHashError, check_size
+from neardup_udfs.kernels.phash.pillow_io import pillow_load
 from neardup_udfs.kernels.phash.pixels import GoImage, go_image_from_pil
 
 _PILLOW_MODES = {
@@ -49,7 +49,7 @@ def _u32le(b: bytes, at: int) -> int:
     return int.from_bytes(b[at : at + 4], "little")
 
 
-def _webp_size(data: bytes, name: str) -> tuple[int, int]:
+def webp_size(data: bytes, name: str) -> tuple[int, int]:
     """Width and height of a WebP from its RIFF header and first chunk (VP8, VP8L or VP8X's
     canvas), with libwebp's own container checks: nothing is decoded or allocated."""
     n = len(data)
@@ -84,7 +84,7 @@ def _webp_size(data: bytes, name: str) -> tuple[int, int]:
     raise PHashError(name, f"corrupt WEBP: unknown first chunk {fourcc!r}")
 
 
-def _check_ico(data: bytes, max_pixels: int, name: str) -> None:
+def check_ico(data: bytes, max_pixels: int, name: str) -> None:
     """Size-check every picture an ICO holds, from its own header (PNG's IHDR or the DIB
     header): the directory's sizes stop at 256 and Pillow decodes what the picture says."""
     n = len(data)
@@ -95,7 +95,7 @@ def _check_ico(data: bytes, max_pixels: int, name: str) -> None:
         if entry + 16 > n:
             raise PHashError(name, f"truncated ICO: directory entry {i} is cut off")
         at = _u32le(data, entry + 12)
-        if data[at : at + 8] == _PNG_SIGNATURE and at + 24 <= n:
+        if data[at : at + 8] == PNG_SIGNATURE and at + 24 <= n:
             w, h = struct.unpack_from(">II", data, at + 16)
         elif at + 12 <= n and _u32le(data, at) == 12:  # BITMAPCOREHEADER
             w, h = _u16le(data, at + 4), _u16le(data, at + 6) // 2
@@ -104,10 +104,10 @@ def _check_ico(data: bytes, max_pixels: int, name: str) -> None:
             w, h = abs(w), abs(h) // 2
         else:
             raise PHashError(name, f"truncated ICO: picture {i} starts past the end")
-        _check_size(max(w, 1), max(h, 1), max_pixels, name)
+        check_size(max(w, 1), max(h, 1), max_pixels, name)
 
 
-def _decode_pillow(im: ImageFile.ImageFile, fmt: str, name: str, max_pixels: int) -> GoImage:
+def decode_pillow(im: ImageFile.ImageFile, fmt: str, name: str, max_pixels: int) -> GoImage:
     """Decode a PILLOW_FORMATS image's first frame onto Go's pixel model."""
 
     def supported() -> None:
@@ -117,7 +117,7 @@ def _decode_pillow(im: ImageFile.ImageFile, fmt: str, name: str, max_pixels: int
             )
 
     supported()  # known from the header: refused before decoding
-    _load_pixels(im, name)
+    pillow_load(im, name)
     supported()  # ICO: the picture's own mode
-    _check_size(im.size[0], im.size[1], max_pixels, name)  # ICO: the picture's own size
+    check_size(im.size[0], im.size[1], max_pixels, name)  # ICO: the picture's own size
     return go_image_from_pil(im)

@@ -187,7 +187,7 @@ class GoImage:
         return t2.reshape(t2.shape[0], -1)
 
 
-def _palette_table(rgb: bytes, alphas: bytes, default_alpha: int = 0xFF) -> I64:
+def palette_table(rgb: bytes, alphas: bytes, default_alpha: int = 0xFF) -> I64:
     """256-entry premultiplied RGBA64 table of a Go palette.
 
     Entries from ``rgb`` are ``color.RGBA`` (opaque, or with ``default_alpha``); the first
@@ -233,7 +233,7 @@ def go_image_from_pil(img: Image.Image) -> GoImage:
         elif isinstance(trans, int) and 0 <= trans < 256:
             alphas = bytes([0xFF] * trans + [0])
         idx = np.asarray(img, dtype=np.uint8)
-        return GoImage("paletted", np.ascontiguousarray(idx), _palette_table(rgb, alphas))
+        return GoImage("paletted", np.ascontiguousarray(idx), palette_table(rgb, alphas))
     if mode in ("1", "L"):
         arr = np.asarray(img.convert("L"), dtype=np.uint8)
         return GoImage("gray8", np.ascontiguousarray(arr))

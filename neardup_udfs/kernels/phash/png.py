@@ -14,11 +14,11 @@ import numpy.typing as npt
 from PIL import ImageFile
 
 from neardup_udfs.kernels.phash.formats import PHashError
-from neardup_udfs.kernels.phash.pillow_io import _load, _open
-from neardup_udfs.kernels.phash.pixels import GoImage, _palette_table
+from neardup_udfs.kernels.phash.pillow_io import pillow_open, pillow_pixels
+from neardup_udfs.kernels.phash.pixels import GoImage, palette_table
 
 
-def _png_header(data: bytes, name: str) -> dict[str, Any]:
+def png_header(data: bytes, name: str) -> dict[str, Any]:
     """Walk a PNG's chunks the way Go's ``image/png`` does; return IHDR/PLTE/tRNS facts.
 
     Raises PHashError where Go's decoder would fail on the chunk structure: bad signature,
@@ -100,14 +100,16 @@ def _png_header(data: bytes, name: str) -> dict[str, Any]:
     return info
 
 
-def _decode_png(data: bytes, hdr: dict[str, Any], im: ImageFile.ImageFile, name: str) -> GoImage:
+def decode_png(data: bytes, hdr: dict[str, Any], im: ImageFile.ImageFile, name: str) -> GoImage:
+    """The pixels of an opened PNG as the Go image type ``png.Decode`` returns for its
+    header ``hdr`` (:func:`png_header`), 16-bit samples included."""
     depth: int = hdr["depth"]
     color: int = hdr["color"]
     trns: bytes | None = hdr["trns"]
     if im.format != "PNG" or im.size != (hdr["width"], hdr["height"]):
         raise PHashError(name, "cannot decode PNG: Pillow disagrees with the IHDR")
     if color == 0:  # grayscale: 1/2/4/8 -> *image.Gray (0..255), 16 -> *image.Gray16
-        arr = _load(im, name)
+        arr = pillow_pixels(im, name)
         if depth == 16:
             y16 = arr.astype(np.uint16)
             if trns is None:
@@ -124,7 +126,7 @@ def _decode_png(data: bytes, hdr: dict[str, Any], im: ImageFile.ImageFile, name:
         return GoImage("nrgba8_gray", np.stack([y8, a8], axis=-1))
     if color == 2:  # truecolour: 8 -> *image.RGBA, 16 -> *image.RGBA64 (NRGBA* with tRNS)
         if depth == 8:
-            rgb = np.ascontiguousarray(_load(im, name), dtype=np.uint8)
+            rgb = np.ascontiguousarray(pillow_pixels(im, name), dtype=np.uint8)
             if trns is None:
                 return GoImage("rgb8", rgb)
             key = np.array([trns[1], trns[3], trns[5]], dtype=np.uint8)
@@ -137,18 +139,20 @@ def _decode_png(data: bytes, hdr: dict[str, Any], im: ImageFile.ImageFile, name:
         a16 = np.where(np.all(rgb16 == key16, axis=-1), 0, 0xFFFF).astype(np.uint16)
         return GoImage("nrgba64", np.concatenate([rgb16, a16[..., None]], axis=-1))
     if color == 3:  # palette -> *image.Paletted
-        idx = np.ascontiguousarray(_load(im, name), dtype=np.uint8)
-        return GoImage("paletted", idx, _palette_table(hdr["plte"] or b"", trns or b""))
+        idx = np.ascontiguousarray(pillow_pixels(im, name), dtype=np.uint8)
+        return GoImage("paletted", idx, palette_table(hdr["plte"] or b"", trns or b""))
     if color == 4:  # gray + alpha -> *image.NRGBA / *image.NRGBA64
         if depth == 8:
-            return GoImage("nrgba8_gray", np.ascontiguousarray(_load(im, name), dtype=np.uint8))
+            return GoImage(
+                "nrgba8_gray", np.ascontiguousarray(pillow_pixels(im, name), dtype=np.uint8)
+            )
         # Pillow would truncate to 8 bits; reading the 4 bytes per pixel as "RGBA" is lossless.
-        raw = np.ascontiguousarray(_load(im, name, rawmode="RGBA"), dtype=np.uint16)
+        raw = np.ascontiguousarray(pillow_pixels(im, name, rawmode="RGBA"), dtype=np.uint16)
         ya = (raw[..., 0::2] << 8) | raw[..., 1::2]
         return GoImage("nrgba64_gray", np.ascontiguousarray(ya, dtype=np.uint16))
     # color == 6: RGBA -> *image.NRGBA / *image.NRGBA64
     if depth == 8:
-        return GoImage("nrgba8", np.ascontiguousarray(_load(im, name), dtype=np.uint8))
+        return GoImage("nrgba8", np.ascontiguousarray(pillow_pixels(im, name), dtype=np.uint8))
     return GoImage("nrgba64", _load16(data, im, name, "RGBA;16L", 4))
 
 
@@ -157,6 +161,8 @@ def _load16(
 ) -> npt.NDArray[np.uint16]:
     """16-bit colour samples: Pillow's default decode keeps the high bytes; a second decode
     of the same file with the little-endian rawmode yields the low bytes (same filters)."""
-    hi = np.asarray(_load(im, name), dtype=np.uint16)[..., :k]
-    lo = np.asarray(_load(_open(data, name, "PNG"), name, rawmode=low_rawmode), dtype=np.uint16)
+    hi = np.asarray(pillow_pixels(im, name), dtype=np.uint16)[..., :k]
+    lo = np.asarray(
+        pillow_pixels(pillow_open(data, name, "PNG"), name, rawmode=low_rawmode), dtype=np.uint16
+    )
     return np.ascontiguousarray((hi << 8) | lo[..., :k], dtype=np.uint16)

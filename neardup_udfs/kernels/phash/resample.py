@@ -20,7 +20,7 @@ F64 = npt.NDArray[np.float64]
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 
-_GRID = 32
+GRID = 32
 
 
 def _catmull_rom(t: float) -> float:
@@ -168,13 +168,13 @@ _TMP_BYTES = 1 << 26  # vertical input kept whole up to this size, else streamed
 
 def _horizontal(img: GoImage, y0: int, y1: int, out: F64) -> None:
     """Horizontal pass sums (before ``* invTotalWeightFFFF``) of rows ``y0:y1`` into out."""
-    hs, hw, _, _ = _distrib(_GRID, img.width)
+    hs, hw, _, _ = _distrib(GRID, img.width)
     kh = hw.shape[1]
     if kh <= _LOOP_TAPS:
         idx = hs[:, None] + np.arange(kh, dtype=np.int64)[None, :]
         _taps(img.planes(y0, y1), idx, hw, out)
         return
-    for dx in range(_GRID):
+    for dx in range(GRID):
         lo = int(hs[dx])
         for c0 in range(0, kh, _CHUNK_TAPS):
             c1 = min(c0 + _CHUNK_TAPS, kh)
@@ -204,27 +204,27 @@ def resize32(img: GoImage) -> U8:
         otherwise streamed into running sums, which keeps Go's summation order.
     """
     sw, sh = img.width, img.height
-    _, _, _, h_inv_ffff = _distrib(_GRID, sw)
-    vs, vw, v_inv, _ = _distrib(_GRID, sh)
+    _, _, _, h_inv_ffff = _distrib(GRID, sw)
+    vs, vw, v_inv, _ = _distrib(GRID, sh)
     nc, planes = img.nc, img.n_planes
-    kh, kv = _distrib(_GRID, sw)[1].shape[1], vw.shape[1]
+    kh, kv = _distrib(GRID, sw)[1].shape[1], vw.shape[1]
     width_cols = min(sw, _CHUNK_TAPS) if kh > _LOOP_TAPS else sw
-    rows = max(1, _STRIP_BYTES // (8 * planes * max(width_cols, _GRID)))
-    whole = sh * _GRID * planes * 8 <= _TMP_BYTES
-    tmp_all = np.empty((sh, _GRID * planes), dtype=np.float64) if whole else None
-    vacc = np.zeros((_GRID, _GRID * planes), dtype=np.float64)
+    rows = max(1, _STRIP_BYTES // (8 * planes * max(width_cols, GRID)))
+    whole = sh * GRID * planes * 8 <= _TMP_BYTES
+    tmp_all = np.empty((sh, GRID * planes), dtype=np.float64) if whole else None
+    vacc = np.zeros((GRID, GRID * planes), dtype=np.float64)
     for y0 in range(0, sh, rows):
         y1 = min(y0 + rows, sh)
-        tmp = np.zeros((_GRID, (y1 - y0) * planes), dtype=np.float64)
+        tmp = np.zeros((GRID, (y1 - y0) * planes), dtype=np.float64)
         _horizontal(img, y0, y1, tmp)
         tmp *= h_inv_ffff[:, None]
         # (dx, row, plane) -> (row, dx, plane): the vertical pass reads source rows
-        tv = tmp.reshape(_GRID, y1 - y0, planes).transpose(1, 0, 2).reshape(y1 - y0, -1)
+        tv = tmp.reshape(GRID, y1 - y0, planes).transpose(1, 0, 2).reshape(y1 - y0, -1)
         if tmp_all is not None:
             tmp_all[y0:y1] = tv
             continue
         tv = np.ascontiguousarray(tv)
-        for dy in range(_GRID):  # streamed: continue each destination row's running sum
+        for dy in range(GRID):  # streamed: continue each destination row's running sum
             lo = int(vs[dy])
             a, b = max(lo, y0), min(lo + kv, y1)
             if a < b:
@@ -232,11 +232,11 @@ def resize32(img: GoImage) -> U8:
     if tmp_all is not None:
         idx = vs[:, None] + np.arange(kv, dtype=np.int64)[None, :]
         _taps(tmp_all, idx, vw, vacc)
-    sums = vacc.reshape(_GRID, _GRID, planes)
+    sums = vacc.reshape(GRID, GRID, planes)
     color = sums[..., :nc]
     alpha = sums[..., nc] if img.alpha == "plane" else _const_alpha_sums(img, sw, sh)
     color = np.minimum(color, alpha[..., None])
-    grid = np.empty((_GRID, _GRID, 4), dtype=np.uint8)
+    grid = np.empty((GRID, GRID, 4), dtype=np.uint8)
     grid[..., :3] = _ftou8(color * v_inv[:, None, None])
     grid[..., 3] = _ftou8(alpha * v_inv[:, None])
     return grid
@@ -259,18 +259,18 @@ def _const_alpha_sums(img: GoImage, sw: int, sh: int) -> F64:
     Every source row then has the same horizontal alpha, so one row is computed, and its
     vertical sums use the same per-tap products and additions as the general path.
     """
-    _, hw, _, h_inv_ffff = _distrib(_GRID, sw)
-    _, vw, _, _ = _distrib(_GRID, sh)
+    _, hw, _, h_inv_ffff = _distrib(GRID, sw)
+    _, vw, _, _ = _distrib(GRID, sh)
     if img.alpha == "one":
-        row = np.ones(_GRID, dtype=np.float64)
+        row = np.ones(GRID, dtype=np.float64)
     else:
         a = np.array([img.alpha_value], dtype=np.float64)
-        row = np.zeros(_GRID, dtype=np.float64)
-        for dx in range(_GRID):
+        row = np.zeros(GRID, dtype=np.float64)
+        for dx in range(GRID):
             _scaled_sums(a, hw[dx], row[dx : dx + 1])
         row *= h_inv_ffff
-    out = np.zeros((_GRID, _GRID), dtype=np.float64)
-    for dy in range(_GRID):
+    out = np.zeros((GRID, GRID), dtype=np.float64)
+    for dy in range(GRID):
         _scaled_sums(row, vw[dy], out[dy])
     return out
 

@@ -15,9 +15,10 @@ from typing import NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
+from neardup_udfs.kernels.renamed import renamed
 from neardup_udfs.kernels.shingle import pack_texts
-from neardup_udfs.kernels.winnow.inputs import _as_bytes, _as_hash_array, _positive
-from neardup_udfs.kernels.winnow.xxh64 import _xxh64_windows
+from neardup_udfs.kernels.winnow.inputs import as_bytes, as_hash_array, positive
+from neardup_udfs.kernels.winnow.xxh64 import xxh64_windows
 
 U8 = npt.NDArray[np.uint8]
 U64 = npt.NDArray[np.uint64]
@@ -124,7 +125,7 @@ def _winnow_bytes(buf: U8, k: int, w: int, valid: npt.NDArray[np.bool_] | None) 
     """Winnow the k-gram hashes of ``buf``: (byte offsets of selected k-grams, hashes)."""
 
     def kgrams(lo: int, hi: int) -> U64:
-        return _xxh64_windows(buf[lo : hi + k - 1], k)
+        return xxh64_windows(buf[lo : hi + k - 1], k)
 
     return _winnow_chunked(len(buf) - k + 1, w, kgrams, valid)
 
@@ -149,40 +150,43 @@ def hashes(seq: Iterable[int] | npt.NDArray[np.integer], w: int) -> Fingerprints
         >>> fp.pos.tolist(), fp.hash.tolist()
         ([1, 2, 4], [3, 3, 1])
     """
-    w = _positive("w", w)
-    h = _as_hash_array(seq)
+    w = positive("w", w)
+    h = as_hash_array(seq)
     return Fingerprints(*_winnow_chunked(len(h), w, lambda lo, hi: h[lo:hi]))
 
 
-def text(text: str | bytes, k: int, w: int) -> Fingerprints:
-    """Winnowing fingerprints of a text (semblance ``winnow.Text``).
+@renamed(k="kgram_bytes")
+def text(text: str | bytes, kgram_bytes: int, w: int) -> Fingerprints:
+    """Winnowing fingerprints of a text (semblance ``winnow.Text``, whose ``k`` is
+    ``kgram_bytes``: ``k=`` is still read, with a DeprecationWarning).
 
-    The hash sequence is XXH64 of every k-byte window (``shingle.Char``); ``pos`` is the byte
-    offset of the selected k-gram, so ``hash[i] == xxh64(data[pos[i] : pos[i] + k])``. Texts
-    shorter than w + k - 1 bytes give no fingerprints. k is checked before w; each must be
-    >= 1 (ValueError naming it).
+    The hash sequence is XXH64 of every k-byte window, k = ``kgram_bytes`` (``shingle.Char``);
+    ``pos`` is the byte offset of the selected k-gram, so ``hash[i] == xxh64(data[pos[i] :
+    pos[i] + k])``. Texts shorter than w + k - 1 bytes give no fingerprints. k is checked
+    before w; each must be >= 1 (ValueError naming it ``k`` or ``w``, as semblance does).
 
     Example:
         >>> fp = text("the quick brown fox", 4, 4)
         >>> [f"{p}:{h:016x}" for p, h in zip(fp.pos.tolist(), fp.hash.tolist())][:2]
         ['2:274f474d374b10e3', '5:079e5e25f2fca95a']
     """
-    k = _positive("k", k)
-    w = _positive("w", w)
-    buf = np.frombuffer(_as_bytes(text), dtype=np.uint8)
+    k = positive("k", kgram_bytes)
+    w = positive("w", w)
+    buf = np.frombuffer(as_bytes(text), dtype=np.uint8)
     return Fingerprints(*_winnow_bytes(buf, k, w, None))
 
 
-def text_batch(texts: Sequence[str | bytes], k: int, w: int) -> FingerprintBatch:
+@renamed(k="kgram_bytes")
+def text_batch(texts: Sequence[str | bytes], kgram_bytes: int, w: int) -> FingerprintBatch:
     """:func:`text` of every document at once, as flat arrays ordered by (doc, pos).
 
     The documents are packed into one byte buffer and winnowed in cache-sized chunks of a few
     numpy passes each; a window of w k-grams counts only if it lies inside one document, so
-    document d's rows equal ``text(texts[d], k, w)`` exactly.
+    document d's rows equal ``text(texts[d], kgram_bytes, w)`` exactly.
     """
-    k = _positive("k", k)
-    w = _positive("w", w)
-    batch = pack_texts([_as_bytes(t) for t in texts])
+    k = positive("k", kgram_bytes)
+    w = positive("w", w)
+    batch = pack_texts([as_bytes(t) for t in texts])
     offsets = batch.offsets
     lengths = np.diff(offsets)
     # Window starts (byte offsets) whose w k-grams all lie in one document: the first

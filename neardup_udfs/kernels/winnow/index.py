@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup_udfs.kernels.lsh import _go_str_key
+from neardup_udfs.kernels.renamed import renamed
+from neardup_udfs.kernels.text import go_str_key
 from neardup_udfs.kernels.winnow.fingerprints import text
-from neardup_udfs.kernels.winnow.inputs import _hash64, _integer, _positive
+from neardup_udfs.kernels.winnow.inputs import hash64, integer, positive
 from neardup_udfs.kernels.winnow.regions import Region
 from neardup_udfs.kernels.winnow.spans import MAX_RESULTS
 
@@ -52,23 +53,31 @@ class Index:
     """Fingerprint index for fragment-level provenance (semblance ``winnow.Index``).
 
     Postings map a hash to its (id, pos) entries in add order; ids need not be unique (a
-    repeated id accumulates fingerprints). All documents and queries use the index's (k, w).
+    repeated id accumulates fingerprints). All documents and queries use the index's k-gram
+    size ``kgram_bytes`` (semblance's ``k``, still read as ``k=`` with a DeprecationWarning)
+    and window ``w``.
     Results are deterministic; ids are ordered byte-wise by their UTF-8 form, as Go orders
     strings. Not safe for concurrent use.
     """
 
     __slots__ = ("_doc_freq", "_hashes", "_k", "_postings", "_w")
 
-    def __init__(self, k: int, w: int) -> None:
-        self._k = _positive("k", k)
-        self._w = _positive("w", w)
+    @renamed(k="kgram_bytes")
+    def __init__(self, kgram_bytes: int, w: int) -> None:
+        self._k = positive("k", kgram_bytes)
+        self._w = positive("w", w)
         self._postings: dict[int, list[tuple[str, int]]] = {}
         self._hashes: dict[str, list[int]] = {}
         self._doc_freq: dict[int, int] | None = None
 
     @property
-    def k(self) -> int:
+    def kgram_bytes(self) -> int:
         """K-gram size in bytes."""
+        return self._k
+
+    @property
+    def k(self) -> int:
+        """K-gram size in bytes: :attr:`kgram_bytes` by semblance's name."""
         return self._k
 
     @property
@@ -132,7 +141,7 @@ class Index:
         for h in dict.fromkeys(hs):
             for id in dict.fromkeys(p[0] for p in self._postings.get(h, ())):
                 counts[id] = counts.get(id, 0) + 1
-        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], _go_str_key(kv[0])))
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], go_str_key(kv[0])))
         return [Overlap(id, n) for id, n in ranked]
 
     def matches(self, text: str | bytes, *, max_results: int = MAX_RESULTS) -> list[Match]:
@@ -146,7 +155,7 @@ class Index:
         Sorted by id, query_pos, doc_pos (then length: equal keys only arise from a repeated
         id holding the same text twice, where Go's order is unspecified).
         """
-        budget = _integer("max_results", max_results)
+        budget = integer("max_results", max_results)
         k = self._k
         positions, hs = self._fingerprints(text)
         active: dict[tuple[str, int], list[int]] = {}  # -> [q_start, d_start, q_end, last_j]
@@ -172,7 +181,7 @@ class Index:
                 active[key] = [qpos, dpos, qpos, j]
         for (id, _), run in active.items():
             out.append(Match(id, run[0], run[1], run[2] + k - run[0]))
-        out.sort(key=lambda m: (_go_str_key(m.id), m.query_pos, m.doc_pos, m.length))
+        out.sort(key=lambda m: (go_str_key(m.id), m.query_pos, m.doc_pos, m.length))
         return out
 
     def _doc_freqs(self) -> dict[int, int]:
@@ -185,7 +194,7 @@ class Index:
 
         ``hash`` is an unsigned 64-bit value; a negative int64 is read as two's complement.
         """
-        return self._doc_freqs().get(_hash64(hash), 0)
+        return self._doc_freqs().get(hash64(hash), 0)
 
     def cover(self, text: str | bytes, min_docs: int, min_run: int) -> list[Region]:
         """Byte ranges of ``text`` that recur across the corpus (boilerplate).
@@ -196,8 +205,8 @@ class Index:
         ``Region(s, e + k - s)``. Sorted, non-overlapping; empty list if none. No parameter
         is range-checked (as in Go): ``min_docs <= 0`` qualifies every fingerprint.
         """
-        min_docs = _integer("min_docs", min_docs)
-        min_run = _integer("min_run", min_run)
+        min_docs = integer("min_docs", min_docs)
+        min_run = integer("min_run", min_run)
         df = self._doc_freqs()
         k = self._k
         out: list[Region] = []

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from neardup_udfs.kernels.renamed import renamed
 from neardup_udfs.kernels.winnow.fingerprints import text
-from neardup_udfs.kernels.winnow.inputs import _integer, _positive
+from neardup_udfs.kernels.winnow.inputs import integer, positive
 
 I64 = npt.NDArray[np.int64]
 
@@ -52,10 +53,14 @@ def _runs(diag: I64, j: I64) -> tuple[I64, I64]:
     return order[new], order[last]
 
 
+@renamed(k="kgram_bytes")
 def overlaps(
-    a: str | bytes, b: str | bytes, k: int, w: int, *, max_results: int = MAX_RESULTS
+    a: str | bytes, b: str | bytes, kgram_bytes: int, w: int, *, max_results: int = MAX_RESULTS
 ) -> list[Span]:
     """Aligned passages two texts share (semblance ``winnow.Overlaps``), sorted by (pos_a, pos_b).
+
+    Both texts are winnowed with k-grams of k = ``kgram_bytes`` bytes (semblance's ``k``,
+    still read as ``k=`` with a DeprecationWarning) and windows of ``w`` k-grams.
 
     Each fingerprint of ``b`` (in order, counted by j) is matched against every position of
     the same hash in ``a`` (in order); each match costs one unit of a ``max_results`` budget,
@@ -65,9 +70,9 @@ def overlaps(
     first pos_a)``. A fingerprint repeated in ``a`` gives one span per alignment. A shared run
     of w + k - 1 or more bytes yields at least one span. Empty list if none.
     """
-    k = _positive("k", k)
-    w = _positive("w", w)
-    budget = _integer("max_results", max_results)
+    k = positive("k", kgram_bytes)
+    w = positive("w", w)
+    budget = integer("max_results", max_results)
     fa, fb = text(a, k, w), text(b, k, w)
     if len(fa.pos) == 0 or len(fb.pos) == 0 or budget <= 0:
         return []

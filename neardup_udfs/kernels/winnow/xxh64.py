@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from neardup_udfs.kernels.winnow.inputs import _MASK64
+from neardup_udfs.kernels.winnow.inputs import MASK64
+
+__all__ = ["xxh64_windows"]
 
 U8 = npt.NDArray[np.uint8]
 U64 = npt.NDArray[np.uint64]
@@ -48,17 +50,17 @@ def _words(seg: U8, width: int, count: int) -> U64:
     return out
 
 
-def _xxh64_windows(seg: U8, k: int) -> U64:
+def xxh64_windows(seg: U8, k: int) -> U64:
     """XXH64 (seed 0) of ``seg[i : i + k]`` for every i in 0..len(seg)-k (len(seg) >= k)."""
     count = len(seg) - k + 1
     w8 = _words(seg, 8, len(seg) - 7) if k >= 8 else None
     p = 0
     if k >= 32:
         assert w8 is not None
-        v1 = np.full(count, (_P1 + _P2) & _MASK64, dtype=np.uint64)
+        v1 = np.full(count, (_P1 + _P2) & MASK64, dtype=np.uint64)
         v2 = np.full(count, _P2, dtype=np.uint64)
         v3 = np.zeros(count, dtype=np.uint64)
-        v4 = np.full(count, (-_P1) & _MASK64, dtype=np.uint64)
+        v4 = np.full(count, (-_P1) & MASK64, dtype=np.uint64)
         while p + 32 <= k:
             _round(v1, w8[p : p + count])
             _round(v2, w8[p + 8 : p + 8 + count])

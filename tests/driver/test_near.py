@@ -1,0 +1,244 @@
+"""The driver engine (``driver.near``, config key ``engine``): the dedup job's outputs and
+report counts are the same whether its core runs in the driver's process or as Spark stages,
+for every text pipeline, representative rule and verification; ``auto`` picks the driver
+only for what it can take, and says why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from dedup_runs import every_text_pipeline, run_dedup
+from engine_corpus import REPORTED, TABLES, engine_corpus
+from fake_spark import FakeConf
+
+from neardup_udfs.config import ConfigError, load_config, load_index_config
+from neardup_udfs.runs import dedup as dedup_run
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return engine_corpus(tmp_path_factory.mktemp("driver") / "corpus.jsonl")
+
+
+def _both(  # type: ignore[no-untyped-def]
+    spark, corpus: Path, out: Path, tables: tuple[str, ...] = TABLES, **settings: Any
+) -> dict[str, Any]:
+    """Each engine's ``tables`` (rows sorted) and report parts."""
+    got = {}
+    for engine in ("spark", "driver"):
+        where = out / engine
+        run_dedup(spark, corpus, where, outputs=tables, engine=engine, **settings)
+        report = json.loads((where / "report.json").read_text())
+        assert report["engine"]["engine"] == engine
+        written = {}
+        for name in tables:
+            table = pq.read_table(where / name)
+            rows = table.to_pylist()
+            written[name] = (
+                table.schema.names,
+                sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str)),
+            )
+        got[engine] = (written, {k: report[k] for k in REPORTED})
+    return got
+
+
+def _assert_same(got: dict[str, Any]) -> None:
+    spark_tables, spark_report = got["spark"]
+    driver_tables, driver_report = got["driver"]
+    assert driver_tables.keys() == spark_tables.keys()
+    for name in spark_tables:
+        assert driver_tables[name][0] == spark_tables[name][0], name  # the columns, in order
+        assert driver_tables[name][1] == spark_tables[name][1], name
+    assert driver_report == spark_report
+
+
+@every_text_pipeline
+def test_engines_agree_for_every_text_pipeline(
+    spark, corpus: Path, tmp_path: Path, preset: str, normalize: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Every text preset, with and without web normalization, hot buckets included: the
+    same clusters, pairs and report counts (the other outputs derive from these two and
+    the read, which both engines share; the rule and verification test compares them all)."""
+    method = "minhash" if preset == "semblance" else "simhash"
+    got = _both(
+        spark,
+        corpus,
+        tmp_path,
+        ("clusters", "pairs"),
+        method=method,
+        preset=preset,
+        normalize=normalize,
+        hot_bucket_size=3,
+        representative="longest",
+    )
+    _assert_same(got)
+    counts = got["driver"][1]["counts"]
+    assert counts["removed"] > 0 and counts["exact_duplicates"] > 0
+    if preset == "semblance":
+        assert counts["hot_buckets"] > 0  # the star rule ran on both paths
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"verification": "exact", "representative": "earliest", "order_col": "crawl"},
+        {"verification": "estimate", "representative": "min_id", "normalize": "none"},
+        {
+            "verification": "hybrid",
+            "threshold": 0.9,
+            "representative": "earliest",
+            "order_col": "crawl",
+        },  # fmt: skip
+    ],
+    ids=["exact-earliest", "estimate-min-id", "hybrid-0.9-earliest"],
+)
+def test_engines_agree_for_every_verification_and_rule(
+    spark, corpus: Path, tmp_path: Path, settings: dict[str, Any]
+) -> None:  # type: ignore[no-untyped-def]
+    """MinHash under each verification and representative rule (``earliest`` with nulls
+    and ties in the order column): the same outputs and counts."""
+    got = _both(spark, corpus, tmp_path, **settings)
+    _assert_same(got)
+    assert got["driver"][1]["counts"]["verified"] > 0
+
+
+def test_auto_runs_small_inputs_on_the_driver_and_says_why(
+    spark, corpus: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """``auto`` (the default): a small anchored run's core runs on the driver, with the
+    budget and need in report.json; connected clustering runs on Spark stages (and keeps a
+    page with no visible text as a cluster of its own: it was once lost there)."""
+    for clustering, engine in (("connected", "spark"), ("anchored", "driver")):
+        out = tmp_path / clustering
+        cfg = load_config(
+            input=str(corpus), output=str(out), input_format="jsonl", id_col="url",
+            text_col="body", clustering=clustering,
+        )  # fmt: skip
+        assert cfg.engine == "auto"
+        dedup_run.run(spark, cfg)
+        said = json.loads((out / "report.json").read_text())["engine"]
+        assert said["engine"] == engine, said
+        if engine == "driver":
+            assert said["why"] == "the accepted texts fit the driver's budget"
+            assert 0 < said["need_bytes"] <= said["driver_budget_bytes"]
+            assert said["budget_from"].startswith("spark.driver.")
+        else:
+            assert said["why"] == "connected clustering runs on Spark stages"
+            # a page with no visible text has no sketch: its own cluster, kept, not lost
+            rows = {r["doc_id"]: r for r in pq.read_table(out / "clusters").to_pylist()}
+            assert rows["script-only"]["cluster_id"] == "script-only"
+            assert rows["script-only"]["is_representative"]
+            assert rows["script-only"]["similarity"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("conf", "text_bytes", "docs", "engine"),
+    [
+        ({}, 10 << 20, 10_000, "driver"),  # 1g: half is 512 MiB; need 60 MiB + 40 MB
+        ({}, 100 << 20, 1_000, "spark"),  # 600 MiB of text copies
+        ({"spark.driver.memory": "8g", "spark.driver.maxResultSize": "4g"}, 200 << 20, 1, "driver"),
+        ({"spark.driver.maxResultSize": "64m"}, 20 << 20, 1, "spark"),  # the result limit
+    ],
+)
+def test_auto_weighs_the_texts_against_the_driver_budget(
+    conf: dict[str, str], text_bytes: int, docs: int, engine: str
+) -> None:
+    """``auto``: the driver when six bytes a byte of accepted text and 4 KiB a document fit
+    half the smaller of the driver's memory and its result limit."""
+    cfg = load_config(input="in", output="out")
+    spark = SimpleNamespace(conf=FakeConf(conf))
+    read = SimpleNamespace(text_bytes=text_bytes, n_good=docs)
+    said = dedup_run.choose_engine(spark, cfg, read)  # type: ignore[arg-type]
+    assert said["engine"] == engine
+    need = dedup_run.DRIVER_TEXT_COPIES * text_bytes + dedup_run.DRIVER_BYTES_PER_DOC * docs
+    assert said["need_bytes"] == need
+
+
+def test_an_engine_chosen_by_the_user_is_kept_and_checked() -> None:
+    """``engine`` set: kept as given; ``driver`` refuses what only Spark stages do, and the
+    index job refuses the key (ConfigError names it)."""
+    cfg = load_config(input="in", output="out", engine="spark")
+    said = dedup_run.choose_engine(None, cfg, None)  # type: ignore[arg-type]
+    assert said == {"engine": "spark", "why": "config key engine = 'spark'"}
+    with pytest.raises(ConfigError, match="engine"):
+        load_config(input="in", output="out", engine="driver", clustering="connected")
+    with pytest.raises(ConfigError, match="engine"):
+        load_config(input="in", output="out", engine="driver", against="idx")
+    with pytest.raises(ConfigError, match="engine"):
+        load_config(input="in", output="out", engine="gpu")
+    with pytest.raises(ConfigError, match="engine"):
+        load_index_config(action="build", input="in", index="idx", engine="driver")
+
+
+def test_the_core_alone_groups_copies_and_near_copies_without_spark() -> None:
+    """``near_on_driver`` on an Arrow table: exact copies join their leader's group, a near
+    copy is removed next to the kept text with its verified score, an unrelated text and an
+    empty page stay; no rows: no pairs; connected clustering is refused."""
+    import pyarrow as pa
+
+    from neardup_udfs.driver.near import near_on_driver
+
+    cfg = load_config(input="in", output="out")
+    pipeline = cfg.pipeline()
+    settings = dedup_run.near_settings(cfg, pipeline)
+    story = " ".join(f"word{i}" for i in range(60))
+    rows = {
+        "b": story,
+        "a": story,  # an exact copy: leader a
+        "c": story.replace("word30", "other"),  # a near copy
+        "d": "an unrelated short text about something else entirely",
+        "e": "<script>1</script>",  # no visible text
+    }
+    table = pa.table({"doc_id": list(rows), "text": list(rows.values())})
+    got = near_on_driver(table, pipeline, settings)
+    clusters = {r["doc_id"]: r for r in got.clusters.to_pylist()}
+    assert {d: clusters[d]["cluster_id"] for d in rows} == {
+        "a": "a", "b": "a", "c": "a", "d": "d", "e": "e"
+    }  # fmt: skip
+    assert [d for d in rows if clusters[d]["is_representative"]] == ["a", "d", "e"]
+    assert clusters["b"]["similarity"] == 1.0
+    assert 0.7 <= clusters["c"]["similarity"] < 1.0
+    assert got.pairs.to_pylist() == [
+        {"a": "a", "b": "c", "band": got.pairs.column("band")[0].as_py(),
+         "similarity": clusters["c"]["similarity"]}
+    ]  # fmt: skip
+    assert got.counts["exact_duplicates"] == 1 and got.counts["empty"] == 1
+    assert (got.counts["kept"], got.counts["removed"]) == (3, 2)
+    assert got.histogram == {1: 2, 3: 1}
+    nothing = near_on_driver(table.slice(0, 0), pipeline, settings)
+    assert nothing.clusters.num_rows == 0 and nothing.pairs.num_rows == 0
+    connected = dedup_run.near_settings(
+        load_config(input="i", output="o", clustering="connected"), pipeline
+    )
+    with pytest.raises(ValueError, match="anchored"):
+        near_on_driver(table, pipeline, connected)
+
+
+def test_the_feature_pass_on_two_processes_equals_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The forked second half gives the rows one process gives, in order; a child that fails
+    leaves its half to the parent, with the same rows."""
+    import pyarrow as pa
+
+    from neardup_udfs.driver import near
+    from neardup_udfs.presets import resolve
+
+    texts = [f"doc {i} " + " ".join(f"w{(i * j) % 97}" for j in range(30)) for i in range(50)]
+    table = pa.table({"doc_id": [f"d{i:03d}" for i in range(50)], "text": texts})
+    pipeline = resolve("semblance")
+    monkeypatch.setattr(near, "BATCH_ROWS", 8)
+    one = near._features(table, pipeline, workers=1)
+    monkeypatch.setattr(near, "FORK_MIN_ROWS", 0)
+    assert near._features(table, pipeline, workers=2).equals(one)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("the child cannot write")
+
+    from neardup_udfs.driver import fork
+
+    monkeypatch.setattr(fork.pickle, "dump", broken)  # only the child pickles
+    assert near._features(table, pipeline, workers=2).equals(one)

@@ -1,0 +1,116 @@
+"""driver.read: the local engine's JSON lines reader gives Spark's columns, ids and rejects,
+or declines what only Spark reads as promised."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from local_runs import write_lines
+
+from neardup_udfs.driver.read import Declined, read_jsonl
+
+
+def test_reader_gives_sparks_columns_ids_and_rejects(tmp_path: Path) -> None:
+    src = write_lines(
+        tmp_path / "a.jsonl",
+        [
+            {"z": 1, "text": "hello world", "day": "2020-01-01", "flag": True},
+            "",
+            {"text": "second", "z": 2, "gone": None},
+            {"text": None},
+        ],
+    )
+    got = read_jsonl(str(src), None, "text", 1000)
+    assert got.good.column_names == ["day", "flag", "gone", "text", "z", "doc_id"]
+    assert [str(f.type) for f in got.good.schema] == ["string", "bool", "string", "string",
+                                                      "int64", "string"]  # fmt: skip
+    uri = f"file:{src}"
+    assert got.good.column("doc_id").to_pylist() == [f"{uri}:0", f"{uri}:1"]
+    assert got.good.column("day").to_pylist() == ["2020-01-01", None]  # never a timestamp
+    assert got.rejects.to_pylist() == [{"doc_id": f"{uri}:2", "reason": "null text"}]
+    assert got.rows == 3 and got.text_bytes == len("hello world") + len("second")
+
+
+def test_reader_keeps_the_smallest_text_of_a_repeated_id(tmp_path: Path) -> None:
+    src = write_lines(
+        tmp_path / "a.jsonl",
+        [{"id": 5, "t": "bbb"}, {"id": 5, "t": "aaa"}, {"id": 6, "t": "x" * 50}, {"t": "y"}],
+    )
+    got = read_jsonl(str(src), "id", "t", 40)
+    assert got.good.select(["doc_id", "t"]).to_pylist() == [{"doc_id": "5", "t": "aaa"}]
+    assert sorted(got.rejects.to_pylist(), key=str) == sorted(
+        [
+            {"doc_id": "5", "reason": "duplicate doc_id"},
+            {"doc_id": "6", "reason": "text larger than 40 bytes"},
+            {"doc_id": None, "reason": "null doc_id"},
+        ],
+        key=str,
+    )
+    assert got.counts == {"duplicate doc_id": 1, "text larger than 40 bytes": 1, "null doc_id": 1}
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        (['{"text": "a"}', "{not json"], "a.jsonl"),
+        (['{"text": "a", "score": 0.5}'], "'score' is double"),
+        (['{"text": "a", "meta": {"k": 1}}'], "'meta' is struct"),
+        (['{"text": "a", "tags": ["x"]}'], "'tags' is list"),
+        (['{"text": "a", "n": 1}', '{"text": "b", "n": "one"}'], "a.jsonl"),
+        (['{"text": "a", "Text2": "b", "text2": "c"}'], "differ only in case"),
+        (['{"text": 5}'], "'text' is not a string"),
+        (['{"body": "a"}'], "no column 'text'"),
+        (['{"text": "a", "doc_id": "x"}'], "reserved column"),
+        (['["text", "a"]'], "a.jsonl"),
+    ],
+)
+def test_reader_declines_what_only_spark_reads_as_promised(
+    tmp_path: Path, lines: list[str], said: str
+) -> None:
+    src = write_lines(tmp_path / "a.jsonl", lines)
+    with pytest.raises(Declined, match=said):
+        read_jsonl(str(src), None, "text", 1000)
+
+
+def test_reader_declines_unusual_files(tmp_path: Path) -> None:
+    """Compressed, wide or BOM-marked text, invalid UTF-8, hidden files, sub-folders, a
+    glob, an input of no records, and input over the byte limit."""
+    line = b'{"text": "caf\xc3\xa9 au lait"}\n'
+    cases = {
+        "gz": ("a.jsonl.gz", gzip.compress(line), "compressed"),
+        "utf16": ("a.jsonl", line.decode().encode("utf-16"), "not plain UTF-8"),
+        "bom": ("a.jsonl", b"\xef\xbb\xbf" + line, "not plain UTF-8"),
+        "invalid": ("a.jsonl", b'{"text": "caf\xe9"}\n', "UTF-8"),
+        "hidden": (".a.jsonl", line, "hidden"),
+        "nested": ("sub/a.jsonl", line, "sub-folders"),
+        "empty": ("a.jsonl", b"", "no records"),
+    }
+    for case, (name, data, said) in cases.items():
+        folder = tmp_path / case
+        (folder / name).parent.mkdir(parents=True)
+        (folder / name).write_bytes(data)
+        if case == "hidden":
+            (folder / "b.jsonl").write_bytes(line)
+        with pytest.raises(Declined, match=said):
+            read_jsonl(str(folder), None, "text", 1000)
+    with pytest.raises(Declined, match="glob"):
+        read_jsonl(str(tmp_path / "gz" / "*.gz"), None, "text", 1000)
+    (tmp_path / "ok.jsonl").write_bytes(line * 10)
+    with pytest.raises(Declined, match="exceed"):
+        read_jsonl(str(tmp_path / "ok.jsonl"), None, "text", 1000, max_file_bytes=100)
+
+
+@pytest.mark.spark
+def test_made_ids_name_the_file_as_spark_does(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``spark_file_uri`` is Spark's ``_metadata.file_path``: a space, ``#``, ``%`` and a
+    non-breaking space quoted, other punctuation and non-ASCII letters as they are."""
+    from neardup_udfs.driver.read import spark_file_uri
+
+    folder = tmp_path / "x y#z\u00a0w;é,=@+$&'!~*()%"
+    folder.mkdir()
+    (folder / "f.jsonl").write_text('{"text": "a"}\n')
+    got = spark.read.json(str(folder)).select("_metadata.file_path").first()[0]
+    assert got == spark_file_uri(f"file:{folder / 'f.jsonl'}")
+    assert "%20" in got and "%23" in got and "%C2%A0" in got and "%25" in got and "é" in got

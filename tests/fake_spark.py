@@ -1,0 +1,13 @@
+"""Stand-ins for the parts of a SparkSession that a test without a JVM needs."""
+
+from __future__ import annotations
+
+
+class FakeConf:
+    """``spark.conf`` of a session that is not there: ``get`` from a dict."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
