@@ -9,12 +9,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 
 from neardup_udfs.session import JobCount, lineage_cuts, run_settings
 from neardup_udfs.session import spark_conf as session_conf
+
+if TYPE_CHECKING:  # only its type: runtime imports no config code
+    from neardup_udfs.config import RunConfig
 
 __all__ = [
     "Cache",
@@ -23,9 +26,11 @@ __all__ = [
     "StageClock",
     "StageRows",
     "cached_run",
+    "run_scoped",
 ]
 
 S = TypeVar("S")
+C = TypeVar("C", bound="RunConfig")
 
 
 @dataclass
@@ -138,3 +143,23 @@ def cached_run(
 
 class LostRecords(RuntimeError):
     """The job's outputs do not account for every input row: it writes no manifest."""
+
+
+def run_scoped(
+    spark: SparkSession,
+    job: str,
+    config: C,
+    body: Callable[[SparkSession, C, RunScope], S],
+    spark_conf: Mapping[str, str] | None = None,
+) -> S:
+    """``body(spark, config, scope)`` as ``runtime.cached_run`` runs it: its job group named
+    ``neardup JOB INPUT`` (``job`` may hold more words, e.g. an action), lineage cut into
+    ``config.checkpoint_dir``, ``spark_conf`` set for the run, and everything persisted
+    through ``scope.cache`` released before this returns or raises."""
+    return cached_run(
+        spark,
+        f"neardup {job} {config.input}",
+        config.checkpoint_dir,
+        lambda scope: body(spark, config, scope),
+        spark_conf,
+    )

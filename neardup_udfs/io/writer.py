@@ -13,9 +13,10 @@ from neardup_udfs.io.outputs import OutputClaim, claim_output
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 
 if TYPE_CHECKING:
+    from neardup_udfs.config import RunConfig
     from neardup_udfs.runtime import RunScope
 
-__all__ = ["begin_output", "write_frames"]
+__all__ = ["begin_output", "claim_run_output", "write_frames"]
 
 
 def begin_output(
@@ -57,3 +58,28 @@ def write_frames(
         store.delete(join(output, name))
     for name in wanted:
         frames[name].write.mode("overwrite").parquet(join(output, name))
+
+
+def claim_run_output(
+    store: HadoopStorage,
+    config: RunConfig,
+    run: RunScope,
+    *,
+    job: str,
+    names: Iterable[str],
+    also: Sequence[tuple[str, str | None]] = (),
+    keep_existing: bool = False,
+) -> OutputClaim:
+    """:func:`begin_output` of ``config.output`` for ``run``: refused when it overlaps
+    the input (``config.input``, named ``input`` in the message) or one of ``also``
+    ((setting, location) pairs; None or empty entries are skipped), or holds what the run
+    may not write over; released when ``run`` ends."""
+    return begin_output(
+        store,
+        config.output,
+        run,
+        job=job,
+        names=names,
+        inputs=[("input", config.input or None), *also],
+        keep_existing=keep_existing,
+    )

@@ -18,8 +18,8 @@ from pyspark.sql.types import StringType
 from neardup_udfs.config import BOILERPLATE_OUTPUTS, BoilerplateConfig
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.io.writer import begin_output, write_frames
-from neardup_udfs.runtime import LostRecords, RunScope, StageClock, cached_run
+from neardup_udfs.io.writer import claim_run_output, write_frames
+from neardup_udfs.runtime import LostRecords, RunScope, StageClock, run_scoped
 from neardup_udfs.schemas import DOC_ID, TEXT
 from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (
@@ -62,12 +62,7 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
         document of the same group. Raises LostRecords (and writes no manifest) unless every
         input row is in ``cleaned/`` or ``rejects/``.
     """
-    return cached_run(
-        spark,
-        f"neardup boilerplate {config.input}",
-        config.checkpoint_dir,
-        lambda run: _run(spark, config, run),
-    )
+    return run_scoped(spark, "boilerplate", config, _run)
 
 
 def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summary:
@@ -75,14 +70,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
     clock = StageClock(log)
     summary = Summary(pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(
-        store,
-        config.output,
-        run,
-        job="boilerplate",
-        names=BOILERPLATE_OUTPUTS,
-        inputs=[("input", config.input)],
-    )
+    claim_run_output(store, config, run, job="boilerplate", names=BOILERPLATE_OUTPUTS)
     group = config.group_col
 
     with clock.stage("read"):

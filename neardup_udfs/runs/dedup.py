@@ -29,11 +29,11 @@ from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.io.tables import check_output_tables, read_table, write_tables
-from neardup_udfs.io.writer import begin_output, write_frames
+from neardup_udfs.io.writer import claim_run_output, write_frames
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
-from neardup_udfs.runtime import Cache, LostRecords, RunScope, StageClock, cached_run
+from neardup_udfs.runtime import Cache, LostRecords, RunScope, StageClock, run_scoped
 from neardup_udfs.schemas import (
     BAND,
     BAND_KEYS,
@@ -114,12 +114,7 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         assert done is not None  # engine local: a summary or an InputError
         return done
     try:
-        return cached_run(
-            spark,
-            f"neardup dedup {config.input}",
-            config.checkpoint_dir,
-            lambda run: _run(spark, config, run),
-        )
+        return run_scoped(spark, "dedup", config, _run)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
 
@@ -193,14 +188,8 @@ def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
     summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     against = open_against(config, store)  # before any Spark work: a wrong index fails fast
-    begin_output(
-        store,
-        config.output,
-        run,
-        job="dedup",
-        names=OUTPUTS,
-        inputs=[("input", config.input or None), ("the index (against)", config.against)],
-    )
+    also = [("the index (against)", config.against)]
+    claim_run_output(store, config, run, job="dedup", names=OUTPUTS, also=also)
     if config.output_table_prefix is not None:  # before any data is read
         check_output_tables(spark, config.output_table_prefix, OUTPUTS, job="dedup",
                             input_table=config.input_table)  # fmt: skip

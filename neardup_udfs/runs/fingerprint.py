@@ -16,8 +16,8 @@ from neardup_udfs import __version__
 from neardup_udfs.config import FingerprintConfig
 from neardup_udfs.io.readers import MANIFEST_NAME
 from neardup_udfs.io.storage import HadoopStorage, join
-from neardup_udfs.io.writer import begin_output, write_frames
-from neardup_udfs.runtime import LostRecords, RunScope, cached_run
+from neardup_udfs.io.writer import claim_run_output, write_frames
+from neardup_udfs.runtime import LostRecords, RunScope, run_scoped
 from neardup_udfs.stages.fingerprint import fingerprint
 from neardup_udfs.stages.read import read_checked
 
@@ -49,24 +49,18 @@ def run(spark: SparkSession, config: FingerprintConfig) -> Summary:
         unless fingerprinted + rejected = input. Everything the run persists is released
         before it returns or raises.
     """
-    return cached_run(
-        spark,
-        f"neardup fingerprint {config.input}",
-        config.checkpoint_dir,
-        lambda scope: _run(spark, config, scope),
-    )
+    return run_scoped(spark, "fingerprint", config, _run)
 
 
 def _run(spark: SparkSession, config: FingerprintConfig, scope: RunScope) -> Summary:
     pipeline = config.pipeline()
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(  # before any work; without overwrite, an earlier run's outputs stay whole
+    claim_run_output(  # before any work; without overwrite, an earlier run's outputs stay whole
         store,
-        config.output,
+        config,
         scope,
         job="fingerprint",
         names=OUTPUT_NAMES,
-        inputs=[("input", config.input)],
         keep_existing=not config.overwrite,
     )
     read = read_checked(spark, config, scope.cache)

@@ -21,11 +21,11 @@ from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig
 from neardup_udfs.io.input_files import HIDDEN_REASON
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.io.writer import begin_output, write_frames
+from neardup_udfs.io.writer import claim_run_output, write_frames
 from neardup_udfs.presets import resolve
 from neardup_udfs.report import image_report_page
 from neardup_udfs.runs.near import Clusters, NearCounts, NearDuplicates, NearSettings
-from neardup_udfs.runtime import LostRecords, RunScope, StageClock, cached_run
+from neardup_udfs.runtime import LostRecords, RunScope, StageClock, run_scoped
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -76,11 +76,11 @@ def run(spark: SparkSession, config: ImagesConfig) -> Summary:
         Raises LostRecords (and writes no manifest) unless every input image is kept,
         removed as a near-duplicate of a kept one, or rejected.
     """
-    return cached_run(
+    return run_scoped(
         spark,
-        f"neardup images {config.input}",
-        config.checkpoint_dir,
-        lambda run: _run(spark, config, run),
+        "images",
+        config,
+        _run,
         {"spark.sql.execution.arrow.maxRecordsPerBatch": str(config.batch_images)},
     )
 
@@ -89,14 +89,7 @@ def _run(spark: SparkSession, config: ImagesConfig, run: RunScope) -> Summary:
     clock = StageClock(log)
     summary = Summary(pipeline=PIPELINE.id, seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(
-        store,
-        config.output,
-        run,
-        job="images",
-        names=IMAGE_OUTPUTS,
-        inputs=[("input", config.input)],
-    )
+    claim_run_output(store, config, run, job="images", names=IMAGE_OUTPUTS)
 
     found = cluster_images(spark, config, read_images(spark, config), run, clock, summary)
     verified = found.pairs

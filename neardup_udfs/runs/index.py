@@ -22,8 +22,8 @@ from neardup_udfs.io.outputs import check_directory, refuse_overlap
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.io.writer import begin_output, write_frames
-from neardup_udfs.runtime import RunScope, StageClock, cached_run
+from neardup_udfs.io.writer import claim_run_output, write_frames
+from neardup_udfs.runtime import RunScope, StageClock, run_scoped
 from neardup_udfs.schemas import DOC_ID, REASON
 from neardup_udfs.stages.exact import exact_keys
 from neardup_udfs.stages.fingerprint import sketch
@@ -61,12 +61,7 @@ def run(spark: SparkSession, config: IndexConfig) -> Summary:
             an index built with another pipeline or LSH shape (the message names both).
     """
     try:
-        return cached_run(
-            spark,
-            f"neardup index {config.action} {config.input}",
-            config.checkpoint_dir,
-            lambda run: _run(spark, config, run),
-        )
+        return run_scoped(spark, f"index {config.action}", config, _run)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
 
@@ -140,14 +135,8 @@ def _query(
     pipeline = index_store.pipeline_of(manifest)
     summary.pipeline = pipeline.id
     summary.index_documents, summary.batches = manifest.documents, len(manifest.batches)
-    begin_output(
-        store,
-        config.output,
-        run,
-        job="index-query",
-        names=("results", "rejects"),
-        inputs=[("input", config.input), ("the index", config.index)],
-    )
+    also = [("the index", config.index)]
+    claim_run_output(store, config, run, job="index-query", names=("results", "rejects"), also=also)
     with clock.stage("read") as rows:
         read = read_checked(spark, config, cache)
         good, n_good, rejects = read.good, read.n_good, read.rejects

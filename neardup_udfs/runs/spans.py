@@ -18,8 +18,8 @@ from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
-from neardup_udfs.io.writer import begin_output, write_frames
-from neardup_udfs.runtime import Cache, RunScope, StageClock, cached_run
+from neardup_udfs.io.writer import claim_run_output, write_frames
+from neardup_udfs.runtime import Cache, RunScope, StageClock, run_scoped
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
 from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (
@@ -66,12 +66,7 @@ def run(spark: SparkSession, config: SpansConfig) -> Summary:
         many) are skipped and counted.
         Neither applies the kernels' ``MAX_RESULTS`` budget.
     """
-    return cached_run(
-        spark,
-        f"neardup spans {config.input}",
-        config.checkpoint_dir,
-        lambda run: _run(spark, config, run),
-    )
+    return run_scoped(spark, "spans", config, _run)
 
 
 def _read(
@@ -111,14 +106,8 @@ def _run(spark: SparkSession, config: SpansConfig, run: RunScope) -> Summary:
         mode=mode, pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds
     )
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
-    begin_output(
-        store,
-        config.output,
-        run,
-        job="spans",
-        names=SPANS_OUTPUTS,
-        inputs=[("input", config.input), ("query", config.query), ("pairs", config.pairs)],
-    )
+    also = [("query", config.query), ("pairs", config.pairs)]
+    claim_run_output(store, config, run, job="spans", names=SPANS_OUTPUTS, also=also)
     kgram_bytes, window = config.kgram_bytes, config.window
 
     with clock.stage("read"):
