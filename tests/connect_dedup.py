@@ -15,10 +15,7 @@ import os
 import sys
 from typing import Any
 
-
-def rows(df: Any) -> list[list[Any]]:
-    """A frame's rows as sorted lists (comparable across processes)."""
-    return sorted([list(r) for r in df.collect()], key=repr)
+from library_rows import against_rows, dedup_rows, query_rows, sorted_rows
 
 
 def main(src: str, out: str, index: str | None = None) -> None:
@@ -34,32 +31,16 @@ def main(src: str, out: str, index: str | None = None) -> None:
     conf_before = dict(spark.conf.getAll)
     for engine in ("spark", "driver"):
         with neardup_udfs.dedup(df, engine=engine, pairs=True) as r:
-            assert r.pairs is not None
-            found[engine] = {
-                "clusters": rows(r.clusters),
-                "kept": rows(r.kept.select("id")),
-                "kept_columns": r.kept.columns,
-                "removed": rows(r.removed),
-                "pairs": rows(r.pairs),
-                "rejects": rows(r.rejects),
-                "counts": r.counts,
-                "spark": r.report["spark"],
-            }
+            found[engine] = {**dedup_rows(r), "spark": r.report["spark"]}
     conf_after = dict(spark.conf.getAll)
     found["conf_changed"] = sorted(
         k for k in conf_before.keys() | conf_after.keys() if conf_before.get(k) != conf_after.get(k)
     )
     if index is not None:
         with neardup_udfs.dedup(df, engine="spark", against=index) as r:
-            assert r.matches is not None
-            found["against"] = {
-                "clusters": rows(r.clusters),
-                "matches": rows(r.matches),
-                "kept": rows(r.kept.select("id")),
-                "counts": r.counts,
-            }
+            found["against"] = against_rows(r)
         with neardup_udfs.query_index(df, index, top=3) as q:
-            found["query"] = {"results": rows(q.results), "counts": q.counts}
+            found["query"] = query_rows(q)
     first = df.orderBy("id").limit(20)
     values = first.select(
         "id",
@@ -68,7 +49,7 @@ def main(src: str, out: str, index: str | None = None) -> None:
         nf.simhash("text", "fingerprint").alias("fingerprint"),
         nf.band_keys(nf.minhash("text")).alias("bands"),
     )
-    found["functions"] = rows(values)
+    found["functions"] = sorted_rows(values)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(found, fh)
     spark.stop()

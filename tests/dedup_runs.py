@@ -1,5 +1,6 @@
 """What several dedup test files share: token-less texts and worded ones, a parametrization
-over every text pipeline, and one run of the dedup job on a folder of JSON lines."""
+over every text pipeline, and one run of the dedup job on a folder of JSON lines (every
+output written, or conf/dedup.toml's)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import dedup as dedup_job
 import pytest
+from job_runs import URL_BODY, run_released
 
 from neardup_udfs.config import load_config
 
@@ -22,6 +24,7 @@ TOKEN_LESS = [
     ("arrows-2", "\u2192 \u2190 \u2194 \u2713"),  # byte-identical to arrows-1
 ]
 WORDED = [("story-1", "The harbour storm closed the bridge."), ("story-2", "the harbour storm")]
+EVERY_OUTPUT = ("docs", "clusters", "pairs", "rejects", "samples")
 TEXT_PRESETS = ["semblance", "semblance-simhash", "ditto/2", "fingerprint", "anchor"]
 
 
@@ -32,18 +35,16 @@ def every_text_pipeline(test: Any) -> Any:
 
 
 def run_dedup(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
-    """One run of the job (``overrides`` may replace the outputs too); checks that it leaves
-    nothing cached behind."""
-    settings = {"outputs": ("docs", "clusters", "pairs", "rejects", "samples"), **overrides}
+    """One run of the job writing every output (``overrides`` may name the outputs too);
+    checks that it leaves nothing cached behind."""
+    return run_shipped_dedup(spark, src, out, **{"outputs": EVERY_OUTPUT, **overrides})
+
+
+def run_shipped_dedup(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
+    """One run of the job on conf/dedup.toml as shipped (its outputs too) but for
+    ``overrides``, over JSON lines of ``url`` and ``body``; checks that it leaves nothing
+    cached behind."""
     cfg = load_config(
-        str(ROOT / "conf/dedup.toml"),
-        input=str(src),
-        output=str(out),
-        input_format="jsonl",
-        id_col="url",
-        text_col="body",
-        **settings,
+        str(ROOT / "conf/dedup.toml"), input=str(src), output=str(out), **URL_BODY, **overrides
     )
-    summary = dedup_job.run(spark, cfg)
-    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-    return summary
+    return run_released(spark, dedup_job, cfg)

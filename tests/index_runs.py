@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from job_runs import URL_BODY, run_released
+
 from neardup_udfs.config import load_index_config
 from neardup_udfs.runs import index as index_job
 
@@ -27,11 +29,7 @@ def run_index(spark, action: str, src: Path | None, index: Path, **overrides: An
         action=action,
         input=str(src) if src else "unused",
         index=str(index),
-        input_format="jsonl",
-        id_col="url",
-        text_col="body",
+        **URL_BODY,
         **overrides,
     )
-    summary = index_job.run(spark, cfg)
-    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-    return summary
+    return run_released(spark, index_job, cfg)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -63,9 +64,9 @@ def go_runes(b: bytes) -> list[str]:
     return out
 
 
-def naive_normalize(data: bytes) -> str:
-    spaces, lower = go_tables()
-    runes = go_runes(data)
+def naive_strip_tags(runes: Sequence[str]) -> list[str]:
+    """``runes`` outside markup: a ``<`` before a letter, ``/``, ``!`` or ``?`` opens a
+    tag (tags nest), its ``>`` closes it and stands as one space."""
     kept: list[str] = []
     depth = 0
     for i, r in enumerate(runes):
@@ -77,6 +78,12 @@ def naive_normalize(data: bytes) -> str:
             kept.append(" ")
         elif depth == 0:
             kept.append(r)
+    return kept
+
+
+def naive_normalize(data: bytes) -> str:
+    spaces, lower = go_tables()
+    kept = naive_strip_tags(go_runes(data))
     lowered = [chr(lower.get(ord(r), ord(r))) for r in kept]
     fields: list[str] = []
     cur: list[str] = []

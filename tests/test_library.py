@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from library_rows import against_rows, dedup_rows, query_rows, sorted_rows
 
 import neardup_udfs
 from neardup_udfs import functions as nf
@@ -38,10 +39,6 @@ FOLDERS = ("docs", "clusters", "pairs", "rejects")
 pytestmark = pytest.mark.spark
 
 
-def _rows(df: Any) -> list[list[Any]]:
-    return sorted([list(r) for r in df.collect()], key=repr)
-
-
 def _parquet_rows(path: Path, columns: list[str] | None = None) -> list[list[Any]]:
     table = pq.read_table(path, columns=columns)
     return sorted([list(r.values()) for r in table.to_pylist()], key=repr)
@@ -59,17 +56,7 @@ def api_results(real) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-d
     found = {}
     for engine in ("spark", "driver"):
         with neardup_udfs.dedup(real, engine=engine, pairs=True) as r:
-            assert r.pairs is not None
-            found[engine] = {
-                "clusters": _rows(r.clusters),
-                "kept": _rows(r.kept.select("id")),
-                "kept_columns": r.kept.columns,
-                "removed": _rows(r.removed),
-                "pairs": _rows(r.pairs),
-                "rejects": _rows(r.rejects),
-                "counts": r.counts,
-                "report": r.report,
-            }
+            found[engine] = {**dedup_rows(r), "report": r.report}
     return found
 
 
@@ -132,19 +119,13 @@ def index(spark, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ign
 @pytest.fixture(scope="module")
 def against_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     with neardup_udfs.dedup(real, engine="spark", against=str(index)) as r:
-        assert r.matches is not None
-        return {
-            "clusters": _rows(r.clusters),
-            "matches": _rows(r.matches),
-            "kept": _rows(r.kept.select("id")),
-            "counts": r.counts,
-        }
+        return against_rows(r)
 
 
 @pytest.fixture(scope="module")
 def query_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     with neardup_udfs.query_index(real, str(index), top=3) as q:
-        return {"results": _rows(q.results), "counts": q.counts}
+        return query_rows(q)
 
 
 def test_query_index_gives_the_index_jobs_results(  # type: ignore[no-untyped-def]
@@ -317,9 +298,9 @@ def test_rejects_and_the_callers_columns(spark) -> None:  # type: ignore[no-unty
     with neardup_udfs.dedup(df, id_col="url", text_col="body", representative="earliest",
                             order_col="seen") as r:  # fmt: skip
         assert r.kept.columns == df.columns
-        assert _rows(r.kept.select("url")) == [[2], [3]]  # the earliest copy kept
-        assert _rows(r.removed.select("doc_id", "representative")) == [["1", "2"]]
-        assert sorted(_rows(r.rejects), key=str) == sorted(
+        assert sorted_rows(r.kept.select("url")) == [[2], [3]]  # the earliest copy kept
+        assert sorted_rows(r.removed.select("doc_id", "representative")) == [["1", "2"]]
+        assert sorted(sorted_rows(r.rejects), key=str) == sorted(
             [["3", "duplicate doc_id"], [None, "null doc_id"], ["5", "null text"]], key=str
         )
         assert r.counts["input"] == 6 and r.counts["rejected"] == 3
@@ -347,21 +328,21 @@ def test_job_reads_and_writes_metastore_tables(spark, api_results, real, tmp_pat
     report = job()
     expected = api_results[report["engine"]["engine"]]
     assert report["tables"] == {name: prefix + name for name in FOLDERS}
-    assert _rows(spark.table("nd_clusters")) == expected["clusters"]
-    assert _rows(spark.table("nd_pairs")) == expected["pairs"]
-    assert _rows(spark.table("nd_docs").select("id")) == expected["kept"]
+    assert sorted_rows(spark.table("nd_clusters")) == expected["clusters"]
+    assert sorted_rows(spark.table("nd_pairs")) == expected["pairs"]
+    assert sorted_rows(spark.table("nd_docs").select("id")) == expected["kept"]
     assert not (tmp_path / "out" / "clusters").exists()  # tables instead of folders
     props = {r[0]: r[1] for r in spark.sql("SHOW TBLPROPERTIES nd_clusters").collect()}
     assert props[WRITTEN_BY] == "dedup"
     # a rerun replaces its own tables and drops the ones it no longer writes
     report = job(outputs=("docs", "clusters"))
     assert not spark.catalog.tableExists("nd_pairs")
-    assert _rows(spark.table("nd_clusters")) == expected["clusters"]
+    assert sorted_rows(spark.table("nd_clusters")) == expected["clusters"]
     # a table neardup did not write is never replaced
     spark.createDataFrame([("keep me",)], "x string").write.saveAsTable("nd_rejects")
     with pytest.raises(InputError, match=re.escape("table 'nd_rejects' exists and was not")):
         job()
-    assert _rows(spark.table("nd_rejects")) == [["keep me"]]
+    assert sorted_rows(spark.table("nd_rejects")) == [["keep me"]]
     with pytest.raises(InputError, match="input_table 'nope' does not exist"):
         dedup_run.run(spark, load_config(output=str(tmp_path / "o2"), id_col="id",
                                          input_table="nope"))  # fmt: skip

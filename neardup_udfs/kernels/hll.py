@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from neardup_udfs.kernels.gomath import go_log
 from neardup_udfs.kernels.hashing import mix64, mix64_array
+from neardup_udfs.kernels.readonly import ReadOnly
 
 __all__ = ["HyperLogLog"]
 
@@ -53,10 +54,7 @@ class HyperLogLog:
         self._p = int(p)
         self._regs = np.zeros(1 << p, dtype=np.uint8)
 
-    @property
-    def p(self) -> int:
-        """The precision parameter."""
-        return self._p
+    p = ReadOnly[int]("_p", "The precision parameter.")
 
     @property
     def registers(self) -> npt.NDArray[np.uint8]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import numpy.typing as npt
 
 from neardup_udfs.kernels.checks import as_signature, positive
+from neardup_udfs.kernels.readonly import ReadOnly
 
 __all__ = ["Forest"]
 
@@ -52,15 +53,8 @@ class Forest:
         self._adds: dict[str, int] = {}
         self._seq = 0
 
-    @property
-    def trees(self) -> int:
-        """Number of trees."""
-        return self._trees
-
-    @property
-    def depth(self) -> int:
-        """Key length (signature values) per tree."""
-        return self._depth
+    trees = ReadOnly[int]("_trees", "Number of trees.")
+    depth = ReadOnly[int]("_depth", "Key length (signature values) per tree.")
 
     def _values(self, sig: npt.ArrayLike) -> list[int]:
         return as_signature(sig, self._trees * self._depth, "trees*depth").tolist()

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from neardup_udfs.kernels.checks import as_fingerprint
 from neardup_udfs.kernels.lsh_index import Stats
+from neardup_udfs.kernels.readonly import ReadOnly
 from neardup_udfs.kernels.simhash import distance
 
 __all__ = ["HammingIndex"]
@@ -57,15 +58,10 @@ class HammingIndex:
         self._tables: list[dict[int, list[tuple[int, str]]]] = [{} for _ in range(n)]
         self._fps: dict[str, list[int]] = {}
 
-    @property
-    def max_dist(self) -> int:
-        """The distance bound queries answer at."""
-        return self._max_dist
-
-    @property
-    def blocks(self) -> tuple[tuple[int, int], ...]:
-        """``(shift, width)`` of every block, from bit 0 upward."""
-        return self._layout
+    max_dist = ReadOnly[int]("_max_dist", "The distance bound queries answer at.")
+    blocks = ReadOnly[tuple[tuple[int, int], ...]](
+        "_layout", "``(shift, width)`` of every block, from bit 0 upward."
+    )
 
     def _keys(self, fp: int) -> list[int]:
         return [(fp >> s) & m for (s, _), m in zip(self._layout, self._masks, strict=True)]

@@ -16,6 +16,7 @@ import numpy.typing as npt
 from neardup_udfs.kernels.checks import as_signature, positive
 from neardup_udfs.kernels.lsh import band_key_ints, band_keys_batch, threshold
 from neardup_udfs.kernels.minhash import jaccard
+from neardup_udfs.kernels.readonly import ReadOnly
 from neardup_udfs.kernels.text import go_str_key
 
 __all__ = ["Index", "Neighbor", "Stats", "VerifiedIndex"]
@@ -113,15 +114,8 @@ class _Banded(Generic[R]):
         self._store = _Buckets(self._bands)
         self._by_id: dict[str, R] = {}
 
-    @property
-    def bands(self) -> int:
-        """Number of bands."""
-        return self._bands
-
-    @property
-    def rows(self) -> int:
-        """Rows (signature values) per band."""
-        return self._rows
+    bands = ReadOnly[int]("_bands", "Number of bands.")
+    rows = ReadOnly[int]("_rows", "Rows (signature values) per band.")
 
     def threshold(self) -> float:
         """``(1/bands) ** (1/rows)`` as Go computes it (see the module function)."""

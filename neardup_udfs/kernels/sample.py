@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from neardup_udfs.kernels.hashing import SplitMix64
+from neardup_udfs.kernels.readonly import ReadOnly
 
 __all__ = ["Reservoir"]
 
@@ -43,14 +44,8 @@ class Reservoir(Generic[T]):
         self._items: list[T] = []
         self._n = 0
 
-    @property
-    def k(self) -> int:
-        return self._k
-
-    @property
-    def n(self) -> int:
-        """Number of items observed."""
-        return self._n
+    k = ReadOnly[int]("_k")
+    n = ReadOnly[int]("_n", "Number of items observed.")
 
     def __len__(self) -> int:
         """Current sample size, ``min(k, n)``."""

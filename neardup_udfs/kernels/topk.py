@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
+from neardup_udfs.kernels.readonly import ReadOnly
+
 __all__ = ["SpaceSaving"]
 
 T = TypeVar("T", bound=Hashable)
@@ -53,14 +55,8 @@ class SpaceSaving(Generic[T]):
         self._n = 0
         self._seq = 0
 
-    @property
-    def capacity(self) -> int:
-        return self._cap
-
-    @property
-    def n(self) -> int:
-        """Total number of observations (the sum of all ``add`` weights)."""
-        return self._n
+    capacity = ReadOnly[int]("_cap")
+    n = ReadOnly[int]("_n", "Total number of observations (the sum of all ``add`` weights).")
 
     def __len__(self) -> int:
         """Number of items currently tracked (at most ``capacity``)."""

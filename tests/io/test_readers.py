@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from dedup_corpus import planted
+from job_runs import write_texts
 from warc_corpus import (
     BROTLI_PAGE,
     JAPANESE_PAGE,
@@ -79,8 +80,6 @@ def test_text_files_spark_skips_are_rejects_and_empty_files_documents(
     spark: Any, tmp_path: Path
 ) -> None:
     src = tmp_path / "in"
-    (src / "sub").mkdir(parents=True)
-    (src / "_drafts").mkdir()
     texts = {
         "a.txt": "the quick brown fox jumps over the lazy dog",
         "b.txt": "a completely different sentence about rivers",
@@ -91,8 +90,7 @@ def test_text_files_spark_skips_are_rejects_and_empty_files_documents(
         "empty.txt": "",
         "sub/also-empty.txt": "",
     }
-    for name, text in texts.items():
-        (src / name).write_text(text)
+    write_texts(src, texts)
     (src / "_SUCCESS").write_text("")  # Spark's own marker: not a user file
     out = tmp_path / "out"
     s = _run(spark, src, out)

@@ -9,6 +9,7 @@ import os
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import brotli
 import pandas as pd
@@ -159,20 +160,28 @@ def test_a_broken_brotli_payload_is_a_named_reject(tmp_path: Path) -> None:
     assert all(r["text"] is None and r["lost_bytes"] == 0 for r in rows if r["read_error"])
 
 
+def _second_record_cut(
+    tmp_path: Path, first: bytes, second: bytes, cut: int, **headers: Any
+) -> dict[str, Any]:
+    """The row of the second of two responses (``headers`` its own) in a plain WARC whose
+    last ``cut`` bytes are cut off; checks that the first is read whole."""
+    w = CrawlWriter(tmp_path / "plain.warc", Crawl(), gzip_members=False)
+    w.response("first", "http://x/1", first)
+    w.response("second", "http://x/2", second, **headers)
+    path = w.close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - cut])
+    by_id = {r["doc_id"]: r for r in _rows(path)}
+    assert by_id[record_id("first")]["read_error"] is None
+    return by_id[record_id("second")]
+
+
 def test_a_brotli_record_cut_by_the_end_of_the_file_is_a_truncated_record(
     tmp_path: Path,
 ) -> None:
-    crawl = Crawl()
-    w = CrawlWriter(tmp_path / "plain.warc", crawl, gzip_members=False)
-    w.response("first", "http://x/1", b"<p>one</p>")
     packed = brotli.compress(BROTLI_PAGE.encode())
-    w.response("second", "http://x/2", packed, extra=[("Content-Encoding", "br")])
-    path = w.close()
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) - 50])
-    by_id = {r["doc_id"]: r for r in _rows(path)}
-    assert by_id[record_id("first")]["read_error"] is None
-    second = by_id[record_id("second")]
+    br = [("Content-Encoding", "br")]
+    second = _second_record_cut(tmp_path, b"<p>one</p>", packed, 50, extra=br)
     assert (second["read_error"], second["lost_bytes"]) == ("truncated record", 50 - 4)
 
 
@@ -422,16 +431,8 @@ def test_a_file_cut_short_reports_the_missing_tail(tmp_path: Path) -> None:
 
 
 def test_a_record_cut_inside_its_payload_is_a_truncated_record(tmp_path: Path) -> None:
-    crawl = Crawl()
-    w = CrawlWriter(tmp_path / "plain.warc", crawl, gzip_members=False)
-    w.response("first", "http://x/1", b"<p>" + b"one " * 50 + b"</p>")
-    w.response("second", "http://x/2", b"<p>" + b"two " * 50 + b"</p>")
-    path = w.close()
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) - 100])
-    by_id = {r["doc_id"]: r for r in _rows(path)}
-    assert by_id[record_id("first")]["read_error"] is None
-    second = by_id[record_id("second")]
+    one, two = b"<p>" + b"one " * 50 + b"</p>", b"<p>" + b"two " * 50 + b"</p>"
+    second = _second_record_cut(tmp_path, one, two, 100)
     assert second["read_error"] == "truncated record"
     assert second["lost_bytes"] == 100 - 4  # the record's 4 closing CRLF bytes are not counted
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from job_runs import URL_BODY
 from pyspark.sql import functions as F
 from winnow_corpus import KGRAM_BYTES, WINDOW, jsonl_rows, read_table, winnow_docs, write_jsonl
 
@@ -35,9 +36,7 @@ def boilerplate_run(spark, docs, tmp_path_factory):  # type: ignore[no-untyped-d
         str(ROOT / "conf/boilerplate.toml"),
         input=str(src),
         output=str(tmp / "out"),
-        input_format="jsonl",
-        id_col="url",
-        text_col="body",
+        **URL_BODY,
         max_text_bytes=4000,
         kgram_bytes=KGRAM_BYTES,
         window=WINDOW,

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from job_runs import URL_BODY, write_texts
 
 import neardup_udfs
 from neardup_udfs.config import FingerprintConfig, load_fingerprint_config
@@ -59,13 +60,7 @@ def test_job_on_jsonl_with_rejects(spark, tmp_path: Path) -> None:  # type: igno
             for r in [{"url": "u1", "body": "hello world"}, {"url": "u2"}, {"body": "no id"}]
         )
     )
-    cfg = _job_config(
-        input=str(src),
-        output=str(tmp_path / "o"),
-        input_format="jsonl",
-        id_col="url",
-        text_col="body",
-    )
+    cfg = _job_config(input=str(src), output=str(tmp_path / "o"), **URL_BODY)
     summary = fingerprint_job.run(spark, cfg)
     assert (summary.input, summary.fingerprinted, summary.rejected) == (3, 1, 2)
     with pytest.raises(InputError, match="has no column 'content'"):
@@ -100,8 +95,6 @@ def test_job_accounts_for_files_spark_skips_and_empty_files(spark, tmp_path: Pat
     """Spark never reads a hidden name and yields no row for a 0-byte file: the first are
     rejects named by their URI, the second documents of empty text, so 7 files -> 7."""
     src = tmp_path / "in"
-    (src / "sub").mkdir(parents=True)
-    (src / "_drafts").mkdir()
     texts = {
         "a.txt": "the first document",
         "sub/b.txt": "the second document",
@@ -111,8 +104,7 @@ def test_job_accounts_for_files_spark_skips_and_empty_files(spark, tmp_path: Pat
         ".e.txt": "a name starting with a dot",
         "_drafts/f.txt": "inside a directory Spark skips",
     }
-    for name, text in texts.items():
-        (src / name).write_text(text)
+    write_texts(src, texts)
     out = tmp_path / "out"
     s = fingerprint_job.run(spark, _job_config(input=str(src), output=str(out)))
     assert (s.input, s.fingerprinted, s.rejected) == (7, 4, 3)

@@ -9,14 +9,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import dedup as dedup_job
 import numpy as np
 import pytest
 from dedup_corpus import Corpus, planted
+from dedup_runs import run_shipped_dedup
 from index_runs import run_index, write_crawl
 
 from neardup_udfs.cli import main as cli_main
-from neardup_udfs.config import load_config
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.query import LocalIndex
 from neardup_udfs.io.readers import InputError
@@ -32,21 +31,6 @@ ROOT = Path(__file__).resolve().parents[2]
 MINHASH = resolve("semblance", normalize="web", k=125, bands=25, rows=5)  # the jobs' defaults
 SIMHASH = resolve("ditto/2", normalize="web")
 PLAIN_SIMHASH = resolve("ditto/2")
-
-
-def _dedup(spark, src: Path, out: Path, **overrides: Any) -> dedup_job.Summary:  # type: ignore[no-untyped-def]
-    cfg = load_config(
-        str(ROOT / "conf/dedup.toml"),
-        input=str(src),
-        output=str(out),
-        input_format="jsonl",
-        id_col="url",
-        text_col="body",
-        **overrides,
-    )
-    summary = dedup_job.run(spark, cfg)
-    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
-    return summary
 
 
 def _ids(spark, out: Path, name: str, col: str = "url") -> set[str]:  # type: ignore[no-untyped-def]
@@ -76,6 +60,16 @@ def minhash_index(spark, halves, tmp_path_factory):  # type: ignore[no-untyped-d
     s1 = run_index(spark, "build", write_crawl(tmp / "w1.jsonl", old), index, batch_id="w1")
     s2 = run_index(spark, "add", write_crawl(tmp / "w2.jsonl", new), index, batch_id="w2")
     return tmp, index, (s1, s2)
+
+
+def _simhash_index(spark, tmp_path: Path, docs: list[tuple[str, str]], **settings: Any) -> Path:  # type: ignore[no-untyped-def]
+    """``tmp_path / "index"``: a SimHash index built from ``docs`` (written to a.jsonl)
+    with ``settings``."""
+    index = tmp_path / "index"
+    run_index(
+        spark, "build", write_crawl(tmp_path / "a.jsonl", docs), index, method="simhash", **settings
+    )
+    return index
 
 
 def _kernel_forest(batches: list[list[tuple[str, str]]]) -> tuple[Forest, dict[str, np.ndarray]]:
@@ -131,15 +125,7 @@ def test_similar_queries_equal_the_forest(spark, minhash_index, halves) -> None:
 
 def test_near_queries_equal_ditto_index(spark, halves, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     old, new = halves
-    index = tmp_path / "index"
-    run_index(
-        spark,
-        "build",
-        write_crawl(tmp_path / "a.jsonl", old),
-        index,
-        method="simhash",
-        max_distance=4,
-    )
+    index = _simhash_index(spark, tmp_path, old, max_distance=4)
     run_index(
         spark,
         "add",
@@ -191,8 +177,7 @@ def test_cli_near_and_similar(minhash_index, halves, tmp_path: Path, capsys) -> 
 
 def test_add_is_atomic(spark, halves, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     old, new = halves
-    index = tmp_path / "index"
-    run_index(spark, "build", write_crawl(tmp_path / "a.jsonl", old), index, method="simhash")
+    index = _simhash_index(spark, tmp_path, old)
     before = index_store.open_index(str(index))
 
     def crash(*args: Any, **kwargs: Any) -> None:
@@ -229,9 +214,9 @@ def test_version_mismatch_is_an_error_naming_both(spark, minhash_index, tmp_path
         run_index(spark, "build", src, index)
     built = r"built with pipeline 'web/1\+semblance/1;bands=25.*configured"
     with pytest.raises(InputError, match=built):
-        _dedup(spark, src, tmp_path / "out", threshold=0.5, against=str(index))
+        run_shipped_dedup(spark, src, tmp_path / "out", threshold=0.5, against=str(index))
     with pytest.raises(InputError, match="no index at"):
-        _dedup(spark, src, tmp_path / "out", against=str(tmp_path / "missing"))
+        run_shipped_dedup(spark, src, tmp_path / "out", against=str(tmp_path / "missing"))
     assert [b.batch_id for b in index_store.open_index(str(index)).batches] == ["w1", "w2"]
 
 
@@ -248,7 +233,7 @@ def test_a_damaged_index_fails_before_any_work(spark, minhash_index, tmp_path: P
     out = tmp_path / "out"
     damaged = rf"index manifest \S*{index_store.MANIFEST} is damaged: its bytes do not match"
     with pytest.raises(InputError, match=damaged):
-        _dedup(spark, tmp / "w2.jsonl", out, against=str(copy))
+        run_shipped_dedup(spark, tmp / "w2.jsonl", out, against=str(copy))
     assert not out.exists()
 
     manifest.write_bytes(original)  # the sidecar matches again
@@ -258,7 +243,7 @@ def test_a_damaged_index_fails_before_any_work(spark, minhash_index, tmp_path: P
     shutil.rmtree(gone)
     missing = rf"is damaged: batch 'w2': its folder \S*{gone.name} is missing"
     with pytest.raises(InputError, match=missing):
-        _dedup(spark, tmp / "w2.jsonl", out, against=str(copy), update_index=True)
+        run_shipped_dedup(spark, tmp / "w2.jsonl", out, against=str(copy), update_index=True)
     with pytest.raises(InputError, match=missing):
         run_index(spark, "add", tmp / "w1.jsonl", copy, batch_id="w3")
     with pytest.raises(InputError, match=missing):
@@ -281,7 +266,7 @@ def _weekly(spark, halves, tmp_path: Path, settings: dict[str, Any]):  # type: i
         write_crawl(tmp_path / "o.jsonl", old, crawl=0).read_text()
         + write_crawl(tmp_path / "n.jsonl", new, crawl=1).read_text()
     )
-    _dedup(
+    run_shipped_dedup(
         spark,
         both,
         tmp_path / "combined",
@@ -292,12 +277,12 @@ def _weekly(spark, halves, tmp_path: Path, settings: dict[str, Any]):  # type: i
     )
     kept_together = _ids(spark, tmp_path / "combined", "docs") & {d for d, _ in new}
     index = str(tmp_path / "index")
-    s1 = _dedup(spark, tmp_path / "o.jsonl", tmp_path / "old", against=index, update_index=True,
-                **settings)  # fmt: skip
+    s1 = run_shipped_dedup(spark, tmp_path / "o.jsonl", tmp_path / "old", against=index,
+                           update_index=True, **settings)  # fmt: skip
     assert s1.index_matches == 0 and s1.index_added == s1.kept  # the index starts here
     out = tmp_path / "against"
-    s = _dedup(spark, tmp_path / "n.jsonl", out, against=index, update_index=True,
-               outputs=("docs", "clusters"), **settings)  # fmt: skip
+    s = run_shipped_dedup(spark, tmp_path / "n.jsonl", out, against=index, update_index=True,
+                          outputs=("docs", "clusters"), **settings)  # fmt: skip
     assert _ids(spark, out, "docs") == kept_together
     assert s.index_matches > 0 and s.kept + s.removed == len(new)
     matches = spark.read.parquet(str(out / "matches"))
@@ -339,19 +324,25 @@ def test_update_index_grows_the_index_and_reruns_are_idempotent(
     assert index_store.open_index(str(index)).normalization == "none"
     refused = r"built with normalization 'none' \(pipeline 'ditto/2'\).*Pass --normalize none"
     with pytest.raises(InputError, match=refused):
-        _dedup(spark, tmp_path / "n.jsonl", tmp_path / "o5", against=str(index), method="simhash")
+        run_shipped_dedup(
+            spark, tmp_path / "n.jsonl", tmp_path / "o5", against=str(index), method="simhash"
+        )
     with pytest.raises(InputError, match=refused):
         run_index(spark, "add", tmp_path / "n.jsonl", index, method="simhash", batch_id="x")
     indexed = _ids(spark, tmp_path / "old", "docs")
     again = [d for d in old if d[0] in indexed][:5]  # indexed documents, as a new batch
     c = write_crawl(tmp_path / "c.jsonl", again)
-    s2 = _dedup(spark, c, tmp_path / "o2", against=str(index), update_index=True, **settings)
+    s2 = run_shipped_dedup(
+        spark, c, tmp_path / "o2", against=str(index), update_index=True, **settings
+    )
     assert s2.kept == 0 and s2.index_matches == len(again) == 5
     m = index_store.open_index(str(index))
     empty = m.batches[-1]
     assert (empty.batch_id, empty.documents) == (str(c), 0)  # committed, with nothing in it
     b = tmp_path / "n.jsonl"
-    rerun = _dedup(spark, b, tmp_path / "o4", against=str(index), update_index=True, **settings)
+    rerun = run_shipped_dedup(
+        spark, b, tmp_path / "o4", against=str(index), update_index=True, **settings
+    )
     assert index_store.open_index(str(index)) == m  # nothing added twice
     assert (rerun.kept, rerun.index_matches) == (s3.kept, s3.index_matches)
     assert _ids(spark, tmp_path / "o4", "docs") == _ids(spark, tmp_path / "against", "docs")
@@ -367,23 +358,17 @@ def test_an_index_keeps_its_simhash_key_scheme(spark, halves, tmp_path: Path) ->
     """Created with the default scheme (6 blocks at k = 3), the index records it; later
     batches and dedup runs against it use it, and a run asking for another is told so."""
     old, new = halves
-    index = tmp_path / "index"
-    run_index(
-        spark,
-        "build",
-        write_crawl(tmp_path / "a.jsonl", old),
-        index,
-        method="simhash",
-        max_distance=3,
-    )
+    index = _simhash_index(spark, tmp_path, old, max_distance=3)
     manifest = index_store.open_index(str(index))
     assert dict(manifest.shape) == {"k": 3, "blocks": 6}
     src = write_crawl(tmp_path / "b.jsonl", new)
     with pytest.raises(InputError, match="hamming_blocks = 6.*hamming_blocks = 4"):
         run_index(spark, "add", src, index, method="simhash", max_distance=3, hamming_blocks=4)
     with pytest.raises(InputError, match="--hamming-blocks 6"):
-        _dedup(spark, src, tmp_path / "o1", method="simhash", against=str(index), hamming_blocks=4)
-    _dedup(spark, src, tmp_path / "o2", method="simhash", against=str(index))
+        run_shipped_dedup(
+            spark, src, tmp_path / "o1", method="simhash", against=str(index), hamming_blocks=4
+        )
+    run_shipped_dedup(spark, src, tmp_path / "o2", method="simhash", against=str(index))
     report = json.loads((tmp_path / "o2" / "report.json").read_text())
     assert report["hamming"]["blocks"] == 6 and report["index"]["matches"] >= 0
     run_index(spark, "add", src, index, method="simhash", max_distance=3, hamming_blocks=6)

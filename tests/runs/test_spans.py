@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from job_runs import URL_BODY
 from winnow_corpus import (
     FOOTER,
     KGRAM_BYTES,
@@ -124,9 +125,7 @@ def test_spans_job_bad_pairs_and_config(spark, tmp_path) -> None:  # type: ignor
         input=str(src),
         pairs=str(tmp_path / "bad"),
         output=str(tmp_path / "o"),
-        input_format="jsonl",
-        id_col="url",
-        text_col="body",
+        **URL_BODY,
     )
     with pytest.raises(InputError, match="has neither columns a, b"):
         spans_job.run(spark, cfg)

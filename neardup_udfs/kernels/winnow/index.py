@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup_udfs.kernels.readonly import ReadOnly
 from neardup_udfs.kernels.renamed import renamed
 from neardup_udfs.kernels.text import go_str_key
 from neardup_udfs.kernels.winnow.fingerprints import text
@@ -70,20 +71,9 @@ class Index:
         self._hashes: dict[str, list[int]] = {}
         self._doc_freq: dict[int, int] | None = None
 
-    @property
-    def kgram_bytes(self) -> int:
-        """K-gram size in bytes."""
-        return self._k
-
-    @property
-    def k(self) -> int:
-        """K-gram size in bytes: :attr:`kgram_bytes` by semblance's name."""
-        return self._k
-
-    @property
-    def w(self) -> int:
-        """Winnowing window, in k-grams."""
-        return self._w
+    kgram_bytes = ReadOnly[int]("_k", "K-gram size in bytes.")
+    k = ReadOnly[int]("_k", "K-gram size in bytes: :attr:`kgram_bytes` by semblance's name.")
+    w = ReadOnly[int]("_w", "Winnowing window, in k-grams.")
 
     def _fingerprints(self, data: str | bytes) -> tuple[list[int], list[int]]:
         fp = text(data, self._k, self._w)
