@@ -599,7 +599,7 @@ def test_cover_missing_file_named_others_printed(
 
 def _clusters_output(root: Path) -> Path:
     """A finished dedup output of one cluster {a*, b} and a single c (no Spark needed), with
-    the manifest ``runtime.write_report`` writes last: report.json's content and the job."""
+    the manifest ``io.report_files.write_report`` writes last: report.json's content and the job."""
     from report_outputs import make_output
 
     make_output(root, {"a": [("b", 0.9)], "c": []})

@@ -74,7 +74,7 @@ class Counted:
 
 @dataclass(frozen=True)
 class LocalInput(Counted):
-    """What ``runtime.read_checked`` gives for the same input, as Arrow tables."""
+    """What ``stages.read.read_checked`` gives for the same input, as Arrow tables."""
 
     good: pa.Table  # every input column (Spark's order), plus doc_id and text
     rejects: pa.Table  # doc_id, reason
@@ -119,7 +119,7 @@ def read_jsonl(
     store: LocalStorage | None = None,
     max_file_bytes: int | None = None,
 ) -> LocalInput:
-    """``path`` read and checked as ``runtime.read_checked`` reads and checks JSON lines
+    """``path`` read and checked as ``stages.read.read_checked`` reads and checks JSON lines
     (the same columns in the same order, ids, rejects and reasons), or :class:`Declined`.
 
     Notes:

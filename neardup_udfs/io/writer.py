@@ -16,31 +16,7 @@ if TYPE_CHECKING:
     from neardup_udfs.config import RunConfig
     from neardup_udfs.runtime import RunScope
 
-__all__ = ["begin_output", "claim_run_output", "write_frames"]
-
-
-def begin_output(
-    store: HadoopStorage,
-    output: str,
-    run: RunScope,
-    *,
-    job: str,
-    names: Iterable[str],
-    inputs: Sequence[tuple[str, str | None]] = (),
-    keep_existing: bool = False,
-) -> OutputClaim:
-    """Claim ``output`` for this run before any data is read (``outputs.claim_output``:
-    refused, as an :class:`InputError` naming the path, when it is, contains or lies inside
-    one of ``inputs``, lies under a regular file, holds one of ``names`` or a report that
-    neardup did not write, is locked by a live run, or cannot be written; with
-    ``keep_existing``, when it holds any of ``names``). The claim's lock
-    is released when ``run`` ends, whatever its outcome; the previous run's
-    ``_MANIFEST.json`` is removed, so a run that fails leaves no success marker."""
-    claim = claim_output(
-        store, output, job=job, names=names, inputs=inputs, keep_existing=keep_existing
-    )
-    run.exits.append(claim.release)
-    return claim
+__all__ = ["claim_run_output", "write_frames"]
 
 
 def write_frames(
@@ -52,7 +28,7 @@ def write_frames(
 ) -> None:
     """Write the ``wanted`` frames as parquet under ``output``, after removing (through
     ``store``) every output directory the job can write (``every``), so a rerun never leaves
-    stale outputs behind. Call it only on an output the run claimed (:func:`begin_output`
+    stale outputs behind. Call it only on an output the run claimed (:func:`claim_run_output`
     proved each of ``every`` present there is a folder of the job's own)."""
     for name in every:
         store.delete(join(output, name))
@@ -70,16 +46,17 @@ def claim_run_output(
     also: Sequence[tuple[str, str | None]] = (),
     keep_existing: bool = False,
 ) -> OutputClaim:
-    """:func:`begin_output` of ``config.output`` for ``run``: refused when it overlaps
-    the input (``config.input``, named ``input`` in the message) or one of ``also``
-    ((setting, location) pairs; None or empty entries are skipped), or holds what the run
-    may not write over; released when ``run`` ends."""
-    return begin_output(
-        store,
-        config.output,
-        run,
-        job=job,
-        names=names,
-        inputs=[("input", config.input or None), *also],
-        keep_existing=keep_existing,
+    """Claim ``config.output`` for ``run`` before any data is read (``outputs.claim_output``:
+    refused, as an :class:`InputError` naming the path, when it is, contains or lies inside
+    the input (``config.input``, named ``input``) or one of ``also`` ((setting, location)
+    pairs; None or empty entries are skipped), lies under a regular file, holds one of
+    ``names`` or a report that neardup did not write, is locked by a live run, or cannot be
+    written; with ``keep_existing``, when it holds any of ``names``). The claim's lock is
+    released when ``run`` ends, whatever its outcome; the previous run's ``_MANIFEST.json``
+    is removed, so a run that fails leaves no success marker."""
+    inputs = [("input", config.input or None), *also]
+    claim = claim_output(
+        store, config.output, job=job, names=names, inputs=inputs, keep_existing=keep_existing
     )
+    run.exits.append(claim.release)
+    return claim

@@ -246,7 +246,7 @@ def build_image_report(report: Mapping[str, Any], samples: pa.Table | None, wher
 
 
 def image_report_page(samples: pa.Table | None) -> Callable[[Storage, str, dict[str, Any]], str]:
-    """The images job's ``report.html`` writer (``runtime.write_report``'s page), written
+    """The images job's ``report.html`` writer (``io.report_files.write_report``'s page), written
     through the job's storage; ``samples`` is the collected samples table (bounded rows)."""
 
     def write_image_report(store: Storage, output: str, report: dict[str, Any]) -> str:

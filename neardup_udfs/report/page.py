@@ -161,7 +161,7 @@ def write_report_html(output_dir: str | os.PathLike[str]) -> str:
 
 
 def report_page(samples: pa.Table | None) -> Callable[[Storage, str, dict[str, Any]], str]:
-    """A job's ``report.html`` writer (``runtime.write_report``'s page): built from the
+    """A job's ``report.html`` writer (``io.report_files.write_report``'s page): built from the
     report itself (its ``scores``, histogram, bands, hot buckets) and ``samples`` (the
     samples frame collected: a bounded number of rows), written through the job's storage.
     The driver reads no output."""

@@ -313,7 +313,7 @@ def checked_frame(
     cache: Cache,
 ) -> Checked:
     """The rows of ``df`` (columns checked by ``io.frames.check_columns``), their ids as
-    strings, split into accepted rows and rejects (``runtime.check_rows``): the read stage
+    strings, split into accepted rows and rejects (``stages.read.check_rows``): the read stage
     of the library's ``dedup(df)`` and ``query_index(df)`` and of the job's
     ``input_table``."""
     raw = df.withColumn(DOC_ID, F.col(id_col).cast("string"))
@@ -346,7 +346,7 @@ def dedup_report(
     index: Mapping[str, Any] | None = None,
     tables: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What report.json says of a dedup run on Spark (``runtime.report_of``'s keywords);
+    """What report.json says of a dedup run on Spark (``io.report_files.report_of``'s keywords);
     ``tables``: output name -> the table written (``output_table_prefix``)."""
     core = done.core
     extras = report_extras(
@@ -379,7 +379,7 @@ def report_extras(
     spark: Mapping[str, Any],
     index: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """report.json of a dedup run, whichever engine ran it, as ``runtime.report_of``'s
+    """report.json of a dedup run, whichever engine ran it, as ``io.report_files.report_of``'s
     keywords (counts, seconds, pipeline, config, then the run's own keys)."""
     pipeline = config.pipeline()
     return dict(

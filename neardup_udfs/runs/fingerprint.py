@@ -40,7 +40,7 @@ def run(spark: SparkSession, config: FingerprintConfig) -> Summary:
     """Fingerprint ``config.input`` into ``config.output``; returns the counts.
 
     Notes:
-        The input is read as the dedup job reads it (``runtime.read_checked``), and every
+        The input is read as the dedup job reads it (``stages.read.read_checked``), and every
         record of it ends in exactly one of ``fingerprints`` and ``rejects``: a record the
         reader refuses is a reject with the reader's reason (a file Spark skips for its name,
         a malformed JSON line as ``<file URI>#L<line>``, a JSON text value that is not a

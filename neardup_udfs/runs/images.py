@@ -128,7 +128,7 @@ def images_report(
     scores: Mapping[str, Any],
     spark: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """What report.json says of an images run (``runtime.report_of``'s keywords)."""
+    """What report.json says of an images run (``io.report_files.report_of``'s keywords)."""
     near = found.near
     return dict(
         **run_keys(summary, config, (PIPELINE.id, PIPELINE.version)),

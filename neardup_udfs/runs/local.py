@@ -4,7 +4,7 @@ read with Arrow (``driver.read``), the near-duplicate core in this process
 (``driver.outputs``, ``io.storage.LocalStorage``), the same rows as a Spark run of the same
 config writes.
 
-The job takes this path before it starts a Spark session (``runtime.job_main``) when
+The job takes this path before it starts a Spark session (``submit.job_main``) when
 :func:`local_refusal` finds nothing against it; an input only Spark's reader reads as the
 job promises is :class:`driver.read.Declined` before anything is written, and the job then
 runs on Spark.
@@ -339,7 +339,7 @@ def _write_outputs(
 
 
 def try_local(config: DedupConfig) -> Summary | None:
-    """The job's first try (``runtime.job_main``, before any Spark session): ``config`` run
+    """The job's first try (``submit.job_main``, before any Spark session): ``config`` run
     on the ``local`` engine, or None, logged with the reason, when it cannot run there and
     ``engine`` is ``auto`` (InputError naming the reason when it is ``local``). A process
     that already holds a Spark session keeps using it unless ``engine`` is ``local``."""
