@@ -27,6 +27,7 @@ from neardup_udfs.kernels.band_pairs import (
     first_band_pairs,
     first_table_pairs,
 )
+from neardup_udfs.kernels.utf8 import whole_characters
 from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
 from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
 from neardup_udfs.schemas import (
@@ -42,6 +43,7 @@ from neardup_udfs.schemas import (
 
 __all__ = [
     "utf8_lossy_udf",
+    "whole_characters_udf",
     "grouped_jaccard_fn",
     "band_keys_udf",
     "first_band_pairs_fn",
@@ -530,6 +532,26 @@ def _member_rows(
     if len(bad):
         raise ValueError(f"pair document {names[code[bad[0]]]!r} is not a member of its group")
     return found.astype(np.int64)
+
+
+def whole_characters_udf() -> Any:
+    """(binary, start, length) -> string: the bytes ``[start, start + length)`` widened to
+    whole UTF-8 characters (``kernels.utf8.whole_characters``), decoded (a byte that is not
+    UTF-8 at all is U+FFFD; nulls stay null)."""
+
+    @pandas_udf(StringType())  # type: ignore[call-overload]
+    def cut(blobs: pd.Series, starts: pd.Series, lengths: pd.Series) -> pd.Series:
+        out: list[str | None] = []
+        for blob, start, length in zip(blobs, starts, lengths, strict=True):
+            if blob is None:
+                out.append(None)
+                continue
+            data = bytes(blob)
+            lo, hi = whole_characters(data, int(start), int(start) + int(length))
+            out.append(data[lo:hi].decode("utf-8", "replace"))
+        return pd.Series(out, dtype=object)
+
+    return cut
 
 
 def utf8_lossy_udf() -> Any:

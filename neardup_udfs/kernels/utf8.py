@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-__all__ = ["decode_rune", "pack_utf8", "put_rune"]
+__all__ = ["decode_rune", "pack_utf8", "put_rune", "whole_characters"]
 
 
 def pack_utf8(texts: Sequence[str | bytes]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
@@ -24,6 +24,24 @@ def pack_utf8(texts: Sequence[str | bytes]) -> tuple[npt.NDArray[np.uint8], npt.
     offsets = np.zeros(len(raw) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in raw], out=offsets[1:])
     return np.frombuffer(b"".join(raw), dtype=np.uint8), offsets
+
+
+def whole_characters(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """``(start', end')``, the byte range ``[start, end)`` of ``data`` widened to whole UTF-8
+    characters: ``start'`` is the lead byte of the character holding ``start`` and ``end'``
+    the end of the character holding byte ``end - 1`` (each moved over at most 3
+    continuation bytes, so invalid bytes widen no further); ``start' <= start``,
+    ``end' >= end``, both within ``data``."""
+    start, end = max(0, min(start, len(data))), max(0, min(end, len(data)))
+    for _ in range(3):
+        if start == 0 or start >= len(data) or data[start] & 0xC0 != 0x80:
+            break
+        start -= 1
+    for _ in range(3):
+        if end >= len(data) or data[end] & 0xC0 != 0x80:
+            break
+        end += 1
+    return start, end
 
 
 @njit(inline="always")

@@ -30,7 +30,7 @@ from neardup_udfs.stages.winnowing import (
     remove_regions,
     winnow_id,
 )
-from neardup_udfs.udfs import utf8_lossy_udf
+from neardup_udfs.udfs import whole_characters_udf
 
 __all__ = ["Summary", "run", "top_passages"]
 
@@ -141,15 +141,21 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
 
 def top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:
     """``passage, length, docs``: the ``top`` boilerplate passages held by the most documents
-    (then the longest, then by bytes), each passage the region's bytes decoded as UTF-8
-    (a region may start or end inside a character: U+FFFD stands for the cut bytes)."""
+    (then the longest, then by bytes). A passage is counted by the region's bytes
+    (``length`` of them) and shown as a person reads it: the region of one of its documents
+    widened to whole UTF-8 characters (a region may start or end inside one), decoded."""
     text = F.col(TEXT)
     if isinstance(docs.schema[TEXT].dataType, StringType):
         text = F.encode(text, "UTF-8")
     data = docs.select(DOC_ID, text.alias("__bytes"))
     cut = F.substr(F.col("__bytes"), F.col("start") + 1, F.col("length"))
-    passages = regions.join(data, DOC_ID).select(DOC_ID, cut.alias("__cut"), "length")
-    counted = passages.groupBy("__cut", "length").agg(F.countDistinct(DOC_ID).alias("docs"))
+    passages = regions.join(data, DOC_ID).select(DOC_ID, "start", cut.alias("__cut"), "length")
+    counted = passages.groupBy("__cut", "length").agg(
+        F.countDistinct(DOC_ID).alias("docs"), F.min(F.struct(DOC_ID, "start")).alias("__at")
+    )
     order = [F.col("docs").desc(), F.col("length").desc(), F.col("__cut")]
     best = counted.orderBy(*order).limit(top)
-    return best.select(utf8_lossy_udf()(F.col("__cut")).alias("passage"), "length", "docs")
+    at = best.select("*", F.col("__at")[DOC_ID].alias(DOC_ID), F.col("__at.start").alias("__start"))
+    shown = at.join(data, DOC_ID)  # at most ``top`` texts
+    passage = whole_characters_udf()(F.col("__bytes"), F.col("__start"), F.col("length"))
+    return shown.orderBy(*order).select(passage.alias("passage"), "length", "docs")

@@ -96,6 +96,27 @@ def test_top_passages_survive_cuts_inside_characters(spark) -> None:  # type: ig
         [(f"d{i}", start, 20) for i in range(3)], "doc_id string, start bigint, length bigint"
     )
     rows = top_passages(docs, regions, 5).collect()
-    want = text.encode()[start : start + 20].decode("utf-8", "replace")
+    cut = text.encode()[start : start + 20]
+    assert cut.decode("utf-8", "replace").startswith("\ufffd")  # the region's own bytes
+    want = text.encode()[start - 1 : start + 20].decode("utf-8")  # widened to the whole é
     assert [(r.passage, r.length, r.docs) for r in rows] == [(want, 20, 3)]
-    assert want.startswith("\ufffd")
+    assert want.startswith("é") and "\ufffd" not in want
+
+
+def test_top_passages_show_japanese_regions_as_whole_characters(spark) -> None:  # type: ignore[no-untyped-def]
+    """Regions cut anywhere in 3-byte characters (as winnowing cuts EUC-JP shop pages once
+    decoded): every passage shown is whole characters of the page, never U+FFFD."""
+    text = "送料無料のお知らせ。当店の商品は全国一律送料無料でお届けします。"
+    data = text.encode()
+    docs = spark.createDataFrame([(f"d{i}", text) for i in range(4)], "doc_id string, text string")
+    cuts = [(1, 20), (2, 31), (4, 44), (10, 50)]  # starts and ends inside characters
+    regions = spark.createDataFrame(
+        [(f"d{i}", start, length) for i in range(4) for start, length in cuts],
+        "doc_id string, start bigint, length bigint",
+    )
+    rows = top_passages(docs, regions, 10).collect()
+    assert sorted((r.length, r.docs) for r in rows) == sorted((n, 4) for _, n in cuts)
+    for r in rows:
+        assert "\ufffd" not in r.passage and r.passage in text, r.passage
+        start = next(s for s, n in cuts if n == r.length)
+        assert data[start : start + r.length] in r.passage.encode()  # it holds the region
