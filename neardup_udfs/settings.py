@@ -20,7 +20,7 @@ import argparse
 import re
 import tomllib
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache
 from types import UnionType
@@ -310,12 +310,11 @@ def flag_of(name: str) -> str:
     return f"-{name}" if len(name) == 1 else "--" + name.replace("_", "-")
 
 
-def add_arguments(p: argparse.ArgumentParser, cls: type, skip: Iterable[str] = ()) -> None:
-    """A flag for every key of ``cls`` that has one (not those in ``skip``), and one for each
-    old name; every flag defaults to None (= not given: the config file's value stands)."""
-    skipped = set(skip)
+def add_arguments(p: argparse.ArgumentParser, cls: type) -> None:
+    """A flag for every key of ``cls`` that has one, and one for each old name; every flag
+    defaults to None (= not given: the config file's value stands)."""
     for key in keys_of(cls):
-        if not key.setting.flag or key.name in skipped:
+        if not key.setting.flag:
             continue
         kind = _flag_kind(key)
         p.add_argument(flag_of(key.name), dest=key.name, help=_flag_help(key), **kind)
