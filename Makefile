@@ -49,10 +49,10 @@ spans: $(STAMP)
 	$(BIN)/python -c "import pyarrow.parquet as pq; \
 		print(pq.read_table('out/spans/pair_summary').to_pandas().sort_values(['a_id','b_id']).to_string(index=False))"
 
-## make boilerplate: passages shared by >= 3 of the bundled samples, and the cleaned texts
+## make boilerplate [ARGS="--keep one"]: passages shared by >= 3 of the bundled samples, and the cleaned texts
 boilerplate: $(STAMP)
 	$(SPARK_SUBMIT) jobs/boilerplate.py --config conf/boilerplate.toml --input samples \
-		--output out/boilerplate
+		--output out/boilerplate $(ARGS)
 	$(BIN)/python -c "import pyarrow.parquet as pq; \
 		t = pq.read_table('out/boilerplate/boilerplate_top').to_pandas(); \
 		t['passage'] = t['passage'].str.replace('\n', ' ').str.slice(0, 70); \

@@ -57,6 +57,7 @@ DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
+KEEPS = ("none", "one")  # boilerplate: copies of a repeated passage that stay
 ENGINES = ("auto", "local", "driver", "spark")  # runs.dedup: where the near-duplicate core runs
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
@@ -517,9 +518,27 @@ class DedupConfig(MethodConfig, TableConfig, ClusterConfig, InputConfig):
         choices=ENGINES,
     )
     batch_id: str | None = _batch_id()
+    containment: float | None = setting(
+        None,
+        "minhash: also remove a document whose shingle set is at least this contained in a "
+        "kept document with more shingles (verified exactly, removed next to that document; "
+        "`clusters/` and `pairs/` then name the relation); part of the pipeline id",
+        unset="off",
+        above=0.0,
+        maximum=1.0,
+    )
+    containment_min_shingles: int = setting(
+        20,
+        "containment: documents with fewer shingles take no part in it (neither removed "
+        "nor kept in place of another)",
+        unit="shingles",
+        minimum=1,
+    )
 
     def _check(self) -> None:
         super()._check()
+        if self.containment is not None:
+            self._check_containment()
         if self.clustering == "anchored":
             for key, unset in (("chaining_floor", None), ("no_chaining", False)):
                 if getattr(self, key) != unset:
@@ -550,6 +569,31 @@ class DedupConfig(MethodConfig, TableConfig, ClusterConfig, InputConfig):
         if "matches" in self.outputs and not self.against:
             raise fail("outputs", "'matches' needs an index to match against (against)")
         self._check_pipeline()
+
+    def _check_containment(self) -> None:
+        """Containment needs sets to be contained in and a removal anchored on the kept one."""
+        if self.method != "minhash":
+            raise fail(
+                "containment",
+                "needs shingle sets: method 'minhash' (a SimHash fingerprint's distance says "
+                "nothing about one text inside another)",
+            )
+        if self.clustering != "anchored":
+            raise fail("containment", "needs clustering 'anchored' (an excerpt is removed only "
+                       "next to the document it is verified in)")  # fmt: skip
+        if self.against:
+            raise fail("containment", "not with against: index matches stay Jaccard matches, "
+                       "and an indexed document is no container this run can verify")  # fmt: skip
+
+    def run_id(self) -> str:
+        """The id of what decides a run's removals: the pipeline's id, then the containment
+        part when containment is on (``;containment=T,min_shingles=N``). An index keeps the
+        pipeline's own id: containment decides nothing it stores."""
+        own = self.pipeline().id
+        if self.containment is None:
+            return own
+        part = f"containment={self.containment:g},min_shingles={self.containment_min_shingles}"
+        return f"{own};{part}"
 
     @property
     def index_batch_id(self) -> str:
@@ -694,9 +738,43 @@ class BoilerplateConfig(WinnowConfig):
         unit="passages",
         minimum=1,
     )
+    keep: str = setting(
+        "none",
+        "copies of a repeated region that stay: `none` (removed from every document) or "
+        "`one` (the document first by `representative` keeps each maximal region; "
+        "`regions/` names it)",
+        choices=KEEPS,
+    )
+    representative: str = setting(
+        "min_id",
+        "keep one: the document that keeps a region: `min_id`, `earliest` (by `order_col`, "
+        "nulls last) or `longest`; ties to the smallest id",
+        choices=REPRESENTATIVES,
+    )
+    order_col: str | None = setting(
+        None, 'the column `representative = "earliest"` orders by (required then)'
+    )
+    max_keep_docs: int | None = setting(
+        None,
+        "keep one: a region held by more documents than this is removed from all of them "
+        "(navigation, banners)",
+        unit="documents",
+        unset="no limit",
+        minimum=1,
+    )
     outputs: tuple[str, ...] = setting(
         BOILERPLATE_OUTPUTS, "the output directories written", choices=BOILERPLATE_OUTPUTS
     )
+
+    def _check(self) -> None:
+        super()._check()
+        if self.keep == "none":
+            for key, unset in (("representative", "min_id"), ("order_col", None),
+                               ("max_keep_docs", None)):  # fmt: skip
+                if getattr(self, key) != unset:
+                    raise fail(key, "applies to keep 'one' only (keep 'none' removes every copy)")
+        if self.representative == "earliest" and not self.order_col:
+            raise fail("order_col", "representative 'earliest' needs an order column")
 
 
 def load_boilerplate_config(path: str | None = None, **overrides: Any) -> BoilerplateConfig:

@@ -230,9 +230,8 @@ def _dedup(
     run: Any,
     want_pairs: bool,
 ) -> DedupResult:
-    pipeline = config.pipeline()
     clock = StageClock(log)
-    summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    summary = Summary(pipeline=config.run_id(), seconds=clock.seconds)
     try:
         against = (
             open_against(config, _index_store(spark, config.against)) if config.against else None

@@ -40,3 +40,7 @@ SIMILARITY = "similarity"  # estimated or exact Jaccard
 DISTANCE = "distance"  # Hamming distance
 CLUSTER_ID = "cluster_id"  # the representative's doc_id
 IS_REPRESENTATIVE = "is_representative"
+# string, runs with containment: why a document was removed (null: kept), in clusters/ and pairs/
+RELATION = "relation"
+JACCARD = "jaccard"  # removed as a near-duplicate (exact copies included)
+CONTAINMENT = "containment"  # removed as contained in the kept document (a containment pair)

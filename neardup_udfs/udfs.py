@@ -515,6 +515,32 @@ def grouped_jaccard_fn(
     return scored
 
 
+def shingle_sets_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of ``doc_id, text`` (the input texts) -> ``doc_id,
+    shingles, hashes``: each text's word-shingle set as the pipeline normalizes and shingles
+    it (``words_jit.shingle_sets_batch``), its size, and its hashes ascending as unsigned
+    values, stored as bigint (the two's-complement view)."""
+    import pyarrow as pa
+
+    w = pipeline.param("w")
+    normalize = pipeline.normalization.active
+
+    def sets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            texts = batch.column(1).to_pylist()
+            hashes, offsets = shingle_sets_batch(
+                pipeline.normalize_batch(texts) if normalize else texts, w
+            )
+            values = pa.array(hashes.view(np.int64), pa.int64())
+            listed = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
+            sizes = pa.array(np.diff(offsets).astype(np.int32), pa.int32())
+            yield pa.RecordBatch.from_arrays(
+                [batch.column(0), sizes, listed], names=["doc_id", "shingles", "hashes"]
+            )
+
+    return sets
+
+
 def _member_rows(
     member_key: npt.NDArray[np.int64],
     order: npt.NDArray[np.int64],

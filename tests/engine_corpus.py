@@ -37,3 +37,28 @@ def engine_corpus(path: Path) -> Path:
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+def with_excerpts(src: Path, path: Path) -> Path:
+    """The JSON lines of ``src`` (``url``, ``body``) at ``path``, plus excerpts of its longer
+    texts (a few edited, one wrapped in HTML, one copied exactly, one holding 90 % of its
+    page: a near-duplicate of it that the rules min_id and earliest keep) and a teaser too
+    short to take part in containment (12 words)."""
+    rows = [json.loads(line) for line in src.read_text().splitlines()]
+    long = [r for r in rows if r["url"] and r["body"] and len(r["body"].split()) >= 60][:8]
+    added = []
+    for i, r in enumerate(long):
+        words = r["body"].split()
+        part = words[len(words) // 4 : len(words) // 4 + max(30, len(words) // 2)]
+        if i % 3 == 1:
+            part[5] = "edited"
+        text = " ".join(part)
+        added.append({"url": f"excerpt-{i}", "body": f"<p>{text}</p>" if i == 2 else text,
+                      "crawl": i % 3})  # fmt: skip
+    added.append({"url": "excerpt-copy", "body": added[0]["body"], "crawl": None})
+    # most of a page: its near-duplicate too, kept by the rule until containment prefers the page
+    most = long[3]["body"].split()
+    added.append({"url": "a-most", "body": " ".join(most[: len(most) * 9 // 10]), "crawl": 0})
+    added.append({"url": "teaser", "body": " ".join(long[0]["body"].split()[:12]), "crawl": 1})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows + added), encoding="utf-8")
+    return path

@@ -17,6 +17,7 @@ from neardup_udfs.config import (
     ConfigError,
     DedupConfig,
     ImagesConfig,
+    load_boilerplate_config,
     load_config,
     load_images_config,
     load_index_config,
@@ -114,6 +115,15 @@ def test_threshold_derives_the_lsh_shape() -> None:
             {"output_table_prefix": "t_", "engine": "local", "input_format": "jsonl"},
             "'local' writes folders",
         ),
+        ({"containment": 0.0}, "config key 'containment': must be in (0, 1], got 0.0"),
+        ({"containment": 1.5}, "config key 'containment': must be in (0, 1], got 1.5"),
+        ({"containment": 0.8, "method": "simhash"}, "config key 'containment': needs shingle"),
+        (
+            {"containment": 0.8, "clustering": "connected"},
+            "config key 'containment': needs clustering 'anchored'",
+        ),
+        ({"containment": 0.8, "against": "idx"}, "config key 'containment': not with against"),
+        ({"containment_min_shingles": 0}, "config key 'containment_min_shingles': must be"),
     ],
 )
 def test_bad_settings_name_the_key(overrides: dict, message: str) -> None:
@@ -307,3 +317,25 @@ def test_conf_file_shows_each_key_commented_out_with_its_default(job: str) -> No
         value = commented[key.name]
         value = tuple(value) if isinstance(value, list) else value
         assert (type(value), value) == (type(key.default), key.default), (path.name, key.name)
+
+
+def test_containment_is_part_of_the_run_id_not_of_the_pipeline() -> None:
+    """An index matches runs with and without containment: the sketch pipeline is the same;
+    the run's id (report.json, the summary) says what decided the removals."""
+    plain = load_config(input="i", output="o")
+    contained = load_config(input="i", output="o", containment=0.85, containment_min_shingles=30)
+    assert contained.pipeline().id == plain.pipeline().id == plain.run_id()
+    assert contained.run_id() == plain.run_id() + ";containment=0.85,min_shingles=30"
+
+
+def test_keep_one_keys_apply_to_keep_one_only() -> None:
+    assert load_boilerplate_config(input="i", output="o").keep == "none"
+    one = load_boilerplate_config(input="i", output="o", keep="one", max_keep_docs=50)
+    assert (one.keep, one.representative, one.max_keep_docs) == ("one", "min_id", 50)
+    for key, value in (("max_keep_docs", 5), ("representative", "longest"), ("order_col", "t")):
+        with pytest.raises(ConfigError, match=f"config key '{key}': applies to keep 'one'"):
+            load_boilerplate_config(input="i", output="o", **{key: value})
+    with pytest.raises(ConfigError, match="config key 'order_col'"):
+        load_boilerplate_config(input="i", output="o", keep="one", representative="earliest")
+    with pytest.raises(ConfigError, match="config key 'keep'"):
+        load_boilerplate_config(input="i", output="o", keep="all")

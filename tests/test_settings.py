@@ -46,6 +46,7 @@ DEDUP_ONLY = frozenset(
     {"against", "update_index", "outputs", "input_table", "output_table_prefix", "engine"}
     | {"verification", "representative", "order_col", "chaining_floor", "no_chaining"}
     | {"hot_bucket_size", "clustering", "max_rounds", "max_driver_edges"}
+    | {"containment", "containment_min_shingles"}
 )
 TOML_ONLY = frozenset({"preset_options"})  # a table: no flag
 
@@ -105,7 +106,16 @@ JOBS = (
         {"input": "in", "output": "out", "pairs": "p"},
         {"query": {"pairs": None}},  # exactly one of them
     ),
-    Job("boilerplate", "boilerplate.toml", load_boilerplate_config, {"input": "in", "output": "o"}),
+    Job(
+        "boilerplate",
+        "boilerplate.toml",
+        load_boilerplate_config,
+        {"input": "in", "output": "o"},
+        {  # keep one's own keys
+            "order_col": {"keep": "one", "representative": "earliest"},
+            "max_keep_docs": {"keep": "one"},
+        },
+    ),
     Job("fingerprint", "fingerprint.toml", load_fingerprint_config, {"input": "in", "output": "o"}),
 )
 

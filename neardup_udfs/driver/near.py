@@ -23,6 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.fork import can_fork, in_two
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
@@ -41,7 +42,9 @@ from neardup_udfs.schemas import (
     EXACT_KEY,
     FINGERPRINT,
     IS_REPRESENTATIVE,
+    JACCARD,
     LENGTH,
+    RELATION,
     SIGNATURE,
     SIMILARITY,
     TEXT,
@@ -158,18 +161,9 @@ def near_of_sketches(
         rows.rows_in, rows.rows_out = len(lead), len(verified.a)
     with stage("cluster") as rows:
         clusters = _anchored(sketches, leader, verified, pipeline, settings, order)
-        is_rep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False)
-        sizes = pd.Series(clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False))
-        per_size = sizes.value_counts().value_counts().sort_index()
-        histogram = {int(size): int(n) for size, n in per_size.items()}
-        kept = int(is_rep.sum())
-        counts.update(
-            kept=kept,
-            removed=len(is_rep) - kept,
-            clusters=sum(n for size, n in histogram.items() if size > 1),
-            driver_edges=len(verified.a),
-        )
-        rows.rows_in, rows.rows_out = len(verified.a), kept
+        histogram = _tally(clusters, counts)
+        counts.update(driver_edges=len(verified.a))
+        rows.rows_in, rows.rows_out = len(verified.a), counts["kept"]
     score = DISTANCE if pipeline.kind == "simhash" else SIMILARITY
     pairs = pa.table(
         {
@@ -179,7 +173,38 @@ def near_of_sketches(
             score: _score_array(verified.score, pipeline),
         }
     )
+    if settings.containment is not None:
+        with stage("containment") as rows:
+            rows.rows_in = counts["kept"]
+            place = _rule_order(features, ids, settings.rule, order)
+            length = features.column(LENGTH).to_numpy(zero_copy_only=False).astype(np.int64)
+            done = contain_on_driver(clusters, ids, leader, empty, place, length,
+                                     sets.shingle_sets,
+                                     threshold=settings.containment,
+                                     min_shingles=settings.containment_min_shingles)  # fmt: skip
+            clusters = done.clusters
+            jaccard = pa.array([JACCARD] * pairs.num_rows, pa.string())
+            pairs = pa.concat_tables([pairs.append_column(RELATION, jaccard), done.pairs])
+            counts.update(done.counts)
+            histogram = _tally(clusters, counts)
+            rows.rows_out = counts["kept"]
     return DriverNear(pairs, clusters, counts, bands, hot, histogram)
+
+
+def _tally(clusters: pa.Table, counts: dict[str, int]) -> dict[int, int]:
+    """The cluster-size histogram of ``clusters``; ``counts`` takes kept, removed and
+    clusters (of two or more members)."""
+    is_rep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False)
+    sizes = pd.Series(clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False))
+    per_size = sizes.value_counts().value_counts().sort_index()
+    histogram = {int(size): int(n) for size, n in per_size.items()}
+    kept = int(is_rep.sum())
+    counts.update(
+        kept=kept,
+        removed=len(is_rep) - kept,
+        clusters=sum(n for size, n in histogram.items() if size > 1),
+    )
+    return histogram
 
 
 @dataclass

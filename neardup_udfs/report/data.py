@@ -309,6 +309,7 @@ class Doc:
     text: str
     score: float | None
     truncated: bool
+    relation: str | None = None  # containment runs: why it was removed (schemas.RELATION)
 
 
 @dataclass
@@ -389,6 +390,7 @@ def samples_of(table: pa.Table) -> Samples:
             row["text"] or "",
             None if score is None else float(score),
             bool(row.get("truncated")),
+            row.get("relation"),
         )
         if row["is_representative"] and sample.representative is None:
             sample.representative = doc

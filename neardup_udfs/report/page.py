@@ -64,6 +64,20 @@ _COUNT_ROWS = (
     ("Clusters (2+ members)", "clusters", ""),
     *CLUSTER_COUNT_ROWS,
 )
+_CONTAINMENT_ROWS = (
+    ("Removed as contained", "contained", "inside a kept document with more shingles"),
+    ("Containment pairs", "containment-pairs", "kept documents verified inside another"),
+    ("Kept though contained", "containment-kept", "a document removed in its favour is not "
+     "inside the container too, or no container stays"),
+)  # fmt: skip
+
+
+def _count_rows(config: Mapping[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    """The summary's rows: a containment run's after the near-duplicate ones."""
+    if config.get("containment") is None:
+        return _COUNT_ROWS
+    at = [key for _, key, _ in _COUNT_ROWS].index("removed")
+    return _COUNT_ROWS[:at] + _CONTAINMENT_ROWS + _COUNT_ROWS[at:]
 
 
 def _index(report: Mapping[str, Any]) -> str | None:
@@ -134,7 +148,7 @@ def _build(
     method = config.get("method") or ("simhash" if metric == "distance" else "minhash")
     index = _index(report)
     sections = [
-        summary_section(report, _COUNT_ROWS, "exact-duplicates"),
+        summary_section(report, _count_rows(config), "exact-duplicates"),
         *([index] if index is not None else []),
         timings_section(report),
         plots_section(report, metric, scores),

@@ -43,6 +43,7 @@ STAGES = (
     "against",
     "bands",
     "cluster",
+    "containment",
     "components",  # reports of runs before the cluster stage
     "select",
     "write",
@@ -93,12 +94,13 @@ def summary_section(
     """Section 1: the pipeline facts and a table of report.json's counts, one row per
     (label, key, note) of ``rows`` in that order (a count ``some_name`` is key
     ``some-name``). Two keys are derived: ``near-duplicates``, removed less the ``exact``
-    count (never negative), and ``fraction-removed``, removed / input. A count that is
-    missing or not a whole number shows as a dash."""
+    count and the ``contained`` one (never negative), and ``fraction-removed``, removed /
+    input. A count that is missing or not a whole number shows as a dash."""
     raw = report.get("counts")
     n = {k.replace("_", "-"): as_int(v) for k, v in (raw if isinstance(raw, dict) else {}).items()}
     removed, inp = n.get("removed"), n.get("input")
-    n["near-duplicates"] = None if removed is None else max(removed - (n.get(exact) or 0), 0)
+    others = (n.get(exact) or 0) + (n.get("contained") or 0)  # containment: its own row
+    n["near-duplicates"] = None if removed is None else max(removed - others, 0)
     cells = []
     for label, key, note in rows:
         if key != "fraction-removed":

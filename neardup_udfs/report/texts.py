@@ -117,11 +117,13 @@ def _doc_text(segments: Segments, truncated: bool) -> str:
     return f'<div class="doc-text">{body}</div>'
 
 
-def _score_label(metric: str | None, score: float | None) -> str:
+def _score_label(metric: str | None, score: float | None, relation: str | None = None) -> str:
     if score is None or metric is None:
         return ""
     if metric == "distance":
         return f"Hamming distance {score:g}"
+    if relation == "containment":
+        return f"contained {score:.3f} (its shingles inside the representative)"
     return f"Jaccard {score:.3f}"
 
 
@@ -133,7 +135,7 @@ def _member(doc: Doc, metric: str | None, rep_bytes: bytes | None) -> tuple[str,
     marked = sum(len(t) for t, m in segments if m)
     total = sum(len(t) for t, _ in segments)
     share = f"shares {marked:,} of {total:,} characters ({fmt_pct(marked, total)})"
-    label = " · ".join(x for x in (_score_label(metric, doc.score), share) if x)
+    label = " · ".join(x for x in (_score_label(metric, doc.score, doc.relation), share) if x)
     article = (
         f'<article class="doc member" data-doc-id="{esc(doc.doc_id)}"><header>'
         f'<code class="doc-id">{esc(doc.doc_id)}</code> <span class="meta">{esc(label)}'

@@ -3,6 +3,10 @@ documents without them.
 
 Writes under the config's output: regions/, cleaned/, boilerplate_top/, rejects/,
 report.json, and _MANIFEST.json last (the success marker).
+
+With ``keep = "one"`` each maximal region survives in one document, its keeper (the first
+holder by ``representative``; see ``stages.passages`` for the exact semantics); regions/
+then also has ``kept_by, kept, holders, maximal`` and report.json a ``keep`` object.
 """
 
 from __future__ import annotations
@@ -21,6 +25,12 @@ from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.writer import claim_run_output, write_frames
 from neardup_udfs.runtime import LostRecords, RunScope, StageClock, run_scoped
 from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.stages.passages import (
+    keep_counts,
+    keep_one,
+    region_signatures,
+    representative_keys,
+)
 from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
@@ -32,7 +42,7 @@ from neardup_udfs.stages.winnowing import (
 )
 from neardup_udfs.udfs import whole_characters_udf
 
-__all__ = ["Summary", "run", "top_passages"]
+__all__ = ["Summary", "pipeline_id", "run", "top_passages"]
 
 log = logging.getLogger("neardup.boilerplate")
 
@@ -49,6 +59,7 @@ class Summary:
     bytes_in: int = 0
     bytes_removed: int = 0
     pipeline: str = ""
+    keep: dict[str, Any] = field(default_factory=lambda: {"mode": "none"})  # report.json "keep"
     seconds: dict[str, float] = field(default_factory=dict)
     input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
 
@@ -59,8 +70,12 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
     Notes:
         Per document, the regions are exactly ``winnow.Index.cover(text, min_docs, min_run)``
         of an index holding every (non-rejected) document, or, with ``group_col``, every
-        document of the same group. Raises LostRecords (and writes no manifest) unless every
-        input row is in ``cleaned/`` or ``rejects/``.
+        document of the same group. With ``keep = "one"`` only the regions that do not
+        survive are removed: a region survives iff its signature (the set of its run's
+        fingerprint hashes) is maximal (strictly inside no other region's signature, within
+        the group) and its document is the signature's keeper (the holder first by
+        ``representative``, none above ``max_keep_docs`` holders). Raises LostRecords (and
+        writes no manifest) unless every input row is in ``cleaned/`` or ``rejects/``.
     """
     return run_scoped(spark, "boilerplate", config, _run)
 
@@ -68,13 +83,16 @@ def run(spark: SparkSession, config: BoilerplateConfig) -> Summary:
 def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summary:
     cache = run.cache
     clock = StageClock(log)
-    summary = Summary(pipeline=winnow_id(config.kgram_bytes, config.window), seconds=clock.seconds)
+    summary = Summary(pipeline=pipeline_id(config), seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     claim_run_output(store, config, run, job="boilerplate", names=BOILERPLATE_OUTPUTS)
     group = config.group_col
+    keep = config.keep == "one"
 
     with clock.stage("read"):
         require = [("group_col", group)] if group is not None else []
+        if keep and config.representative == "earliest" and config.order_col:
+            require.append(("order_col", config.order_col))
         read = read_checked(spark, config, cache, require=require)
         good, n_good, rejects, summary.rejected = (
             read.good,
@@ -93,14 +111,40 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
 
     with clock.stage("cover"):
         freq = doc_freq(fps, group)
-        regions = cover_regions(
-            fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
-        )
-        regions, summary.regions = cache.materialize(regions)
+        if keep:
+            signed = region_signatures(
+                fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
+            )
+            signed, summary.regions = cache.materialize(signed)
+            regions = signed.select(DOC_ID, "start", "length")
+        else:
+            regions = cover_regions(
+                fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
+            )
+            regions, summary.regions = cache.materialize(regions)
         summary.docs_with_boilerplate = regions.select(DOC_ID).distinct().count()
 
+    removed, out_regions = regions, regions
+    if keep:
+        with clock.stage("keep"):
+            ranks = representative_keys(good, config.representative, config.order_col)
+            passages = keep_one(signed, ranks, group, config.max_keep_docs)
+            cache.keep(passages.signatures)
+            cache.keep(passages.regions)
+            summary.keep = {
+                "mode": "one",
+                "rule": config.representative,
+                "max_keep_docs": config.max_keep_docs,
+                **keep_counts(passages),
+            }
+            decided = passages.regions
+            removed = decided.where(~F.col("kept")).select(DOC_ID, "start", "length")
+            out_regions = decided.select(
+                DOC_ID, "start", "length", "kept_by", "kept", "holders", "maximal"
+            )
+
     with clock.stage("clean"):
-        cleaned = remove_regions(good.select(DOC_ID, TEXT), regions)
+        cleaned = remove_regions(good.select(DOC_ID, TEXT), removed)
         sizes = good.select(DOC_ID, F.octet_length(TEXT).alias("__in"))
         measured = cleaned.join(sizes, DOC_ID).withColumn("__out", F.octet_length(TEXT))
         measured, n_cleaned = cache.materialize(measured)
@@ -119,7 +163,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
         clean = measured.select(DOC_ID, F.col(TEXT).alias("__clean"), "removed_fraction")
         out_docs = docs.join(clean, DOC_ID).withColumn(text_col, F.col("__clean")).drop("__clean")
         frames = {
-            "regions": regions,
+            "regions": out_regions,
             "cleaned": out_docs,
             "boilerplate_top": top,
             "rejects": rejects,
@@ -130,13 +174,25 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
         store,
         config.output,
         "boilerplate",
-        **run_keys(summary, config, (summary.pipeline, WINNOW_VERSION)),
+        **run_keys(summary, config, (summary.pipeline, WINNOW_VERSION), "keep"),
+        keep=summary.keep,
         removed_fraction=round(summary.bytes_removed / summary.bytes_in, 6)
         if summary.bytes_in
         else 0.0,
         spark=run.spark_report(spark, read.partitions),
     )
     return summary
+
+
+def pipeline_id(config: BoilerplateConfig) -> str:
+    """The run's pipeline id: ``winnow_id`` of its k-gram size and window, then, with
+    ``keep = "one"``, ``;keep=one,rule=<representative>`` (and ``,max_keep_docs=N`` when
+    set): kept copies differ by rule, so their outputs must not be mixed."""
+    base = winnow_id(config.kgram_bytes, config.window)
+    if config.keep != "one":
+        return base
+    limit = f",max_keep_docs={config.max_keep_docs}" if config.max_keep_docs is not None else ""
+    return f"{base};keep=one,rule={config.representative}{limit}"
 
 
 def top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:

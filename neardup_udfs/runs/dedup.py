@@ -43,8 +43,10 @@ from neardup_udfs.schemas import (
     EXACT_KEY,
     FINGERPRINT,
     IS_REPRESENTATIVE,
+    JACCARD,
     LEADER,
     LENGTH,
+    RELATION,
     SEQ,
     SIGNATURE,
     SIMILARITY,
@@ -92,6 +94,9 @@ class Summary(NearCounts):
     empty: int = 0  # no text left after normalization: kept, nobody's duplicate
     exact_duplicates: int = 0
     index_matches: int = 0  # --against: documents removed as duplicates of indexed ones
+    containment_pairs: int = 0  # --containment: verified pairs of kept documents
+    contained: int = 0  # --containment: documents removed next to a container
+    containment_kept: int = 0  # --containment: kept, though contained (no container stays)
     index_added: int = 0  # --update-index: documents appended to the index
     pipeline: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
@@ -135,6 +140,11 @@ def format_summary(s: Summary) -> str:
         ("chained members", s.chained),
         ("hot buckets", s.hot_buckets),
         ("matched the index", s.index_matches),
+        *(
+            [("containment pairs", s.containment_pairs), ("removed as contained", s.contained)]
+            if ";containment=" in s.pipeline
+            else []
+        ),
         ("added to the index", s.index_added),
         ("cluster rounds", s.rounds),
         ("finished on the driver", s.driver_edges),
@@ -183,9 +193,8 @@ def open_against(config: DedupConfig, store: Storage) -> Against | None:
 
 
 def _run(spark: SparkSession, config: DedupConfig, run: RunScope) -> Summary:
-    pipeline = config.pipeline()
     clock = StageClock(log)
-    summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    summary = Summary(pipeline=config.run_id(), seconds=clock.seconds)
     store = HadoopStorage(spark)  # every file by name goes through Hadoop's FileSystem
     against = open_against(config, store)  # before any Spark work: a wrong index fails fast
     also = [("the index (against)", config.against)]
@@ -383,7 +392,7 @@ def report_extras(
     keywords (counts, seconds, pipeline, config, then the run's own keys)."""
     pipeline = config.pipeline()
     return dict(
-        **run_keys(summary, config, (pipeline.id, pipeline.version)),
+        **run_keys(summary, config, (config.run_id(), pipeline.version)),
         cluster_size_histogram={str(k): v for k, v in histogram.items()},
         engine=dict(engine),
         cluster=dict(cluster),
@@ -497,6 +506,8 @@ def take_counts(summary: Summary, counts: Mapping[str, int]) -> None:
     for key in ("empty", "exact_duplicates", "candidates", "verified", "hot_buckets", "kept",
                 "removed", "clusters", "driver_edges"):  # fmt: skip
         setattr(summary, key, counts[key])
+    for key in ("containment_pairs", "contained", "containment_kept"):  # containment runs
+        setattr(summary, key, counts.get(key, 0))
 
 
 def _spark_core(
@@ -564,6 +575,13 @@ def _spark_core(
         info = info.withColumn("__order", order)
     clustered = near.cluster(info, matches)
     summary.index_matches = clustered.indexed
+    if settings.containment is not None:
+        texts = good.select(DOC_ID, TEXT)
+        clustered, contained, decided = near.contain(clustered, texts, info)
+        for key, n in decided.items():
+            setattr(summary, key, n)
+        jaccard = verified.withColumn(RELATION, F.lit(JACCARD))
+        verified = jaccard.unionByName(contained)
     return Core(
         clustered.clusters,
         verified,
@@ -680,4 +698,6 @@ def near_settings(
         floor=floor,
         no_chaining=config.no_chaining,
         scheme=scheme,
+        containment=config.containment,
+        containment_min_shingles=config.containment_min_shingles,
     )

@@ -114,7 +114,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     """
     pipeline = config.pipeline()
     clock = StageClock(log)
-    summary = Summary(pipeline=pipeline.id, seconds=clock.seconds)
+    summary = Summary(pipeline=config.run_id(), seconds=clock.seconds)
     store = LocalStorage()
     budget, source = local_byte_budget(conf)
     try:

@@ -16,10 +16,18 @@ from pyspark.sql import functions as F
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache, StageClock
-from neardup_udfs.schemas import BAND, CLUSTER_ID, INDEXED_ID, IS_REPRESENTATIVE
+from neardup_udfs.schemas import (
+    BAND,
+    CLUSTER_ID,
+    CONTAINMENT,
+    INDEXED_ID,
+    IS_REPRESENTATIVE,
+    RELATION,
+)
 from neardup_udfs.session import driver_edge_budget
 from neardup_udfs.stages.candidates import first_band_counts, scored_candidates
 from neardup_udfs.stages.cluster import cluster
+from neardup_udfs.stages.containment import contain
 from neardup_udfs.stages.verify import verify
 
 __all__ = ["HOT_BUCKETS_LISTED", "NearCounts", "NearDuplicates", "NearSettings", "hot_bucket"]
@@ -63,6 +71,8 @@ class NearSettings:
     floor: float  # connected clustering's chaining floor
     no_chaining: bool = False
     scheme: Scheme | SampledScheme | None = None  # SimHash/pHash keys (None: ditto's k + 1)
+    containment: float | None = None  # MinHash, anchored: the containment threshold (None: off)
+    containment_min_shingles: int = 20  # containment: smaller shingle sets take no part
 
     def hamming_scheme(self) -> Scheme | SampledScheme:
         """The candidate keys' scheme of a Hamming run."""
@@ -194,6 +204,36 @@ class NearDuplicates:
             self.cluster_path = _cluster_path(s.clustering, clustered.rounds, budget, source)
             rows.rows_in, rows.rows_out = counts.verified, kept
         return Clusters(clusters, n, indexed, histogram)
+
+    def contain(
+        self, clustered: Clusters, texts: DataFrame, members: DataFrame
+    ) -> tuple[Clusters, DataFrame, dict[str, int]]:
+        """The clusters after containment (stage ``containment``, ``stages.containment``;
+        ``settings.containment`` must be set), the containment pairs, and the containment
+        counts (``containment_pairs``, ``contained``, ``containment_kept``); the cluster
+        counts are set again. ``texts``: ``doc_id, text`` (input texts); ``members``: as
+        :meth:`cluster` takes them."""
+        s, counts = self.settings, self.counts
+        assert s.containment is not None, "containment is off"
+        with self.clock.stage("containment") as rows:
+            rows.rows_in = counts.kept
+            done = contain(clustered.clusters, texts, members, self.pipeline,
+                           threshold=s.containment, min_shingles=s.containment_min_shingles,
+                           rule=s.rule, keep=self.cache.keep)  # fmt: skip
+            clusters = self.cache.keep(done.clusters)
+            n, kept, indexed, histogram = _cluster_tally(clusters)
+            counts.kept, counts.removed = kept, n - kept
+            counts.clusters = sum(c for size, c in histogram.items() if size > 1)
+            contained = clusters.where(F.col(RELATION) == CONTAINMENT).count()
+            rows.rows_out = kept
+        return (
+            Clusters(clusters, n, indexed, histogram),
+            done.pairs,
+            {
+                **done.counts,
+                "contained": contained,
+            },
+        )
 
 
 def _cluster_path(clustering: str, rounds: int, budget: int, source: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from neardup_udfs.stages.anchored import anchored_representatives
 from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.select import select_representatives
 
-__all__ = ["CLUSTERINGS", "Clustered", "cluster"]
+__all__ = ["CLUSTERINGS", "Clustered", "cluster", "rule_key"]
 
 CLUSTERINGS = ("anchored", "connected")
 """How verified pairs may become clusters: the values of config key ``clustering``."""
@@ -94,7 +94,7 @@ def cluster(
     score = DISTANCE if kind == "simhash" else SIMILARITY
     closer_first = F.col(score).asc() if kind == "simhash" else F.col(score).desc()
     # every member's place in the rule's order; the group's smallest is its kept member
-    rank = F.min(_rule_key(rule)).over(Window.partitionBy(LEADER))
+    rank = F.min(rule_key(rule)).over(Window.partitionBy(LEADER))
     first = members.select(DOC_ID, LEADER, rank.alias("rank")).withColumn(
         "__kept", F.col("rank.__id")
     )
@@ -146,7 +146,7 @@ def cluster(
     return Clustered(joined.select(*cols), got.rounds, got.driver_edges, 0, [])
 
 
-def _rule_key(rule: str) -> Column:
+def rule_key(rule: str) -> Column:
     """A member's place in the rule's order as one struct, smaller first, ending in its id
     (``__id``): ``earliest`` by ``__order`` with nulls last, ``longest`` by ``__length``
     descending, ``min_id`` by id alone."""

@@ -131,6 +131,8 @@ def cover_regions(
     min_docs: int,
     min_run: int,
     group: str | None = None,
+    *,
+    signatures: bool = False,
 ) -> DataFrame:
     """``doc_id, start, length``: each document's boilerplate regions (``Index.cover``).
 
@@ -139,16 +141,21 @@ def cover_regions(
         (``freq`` from :func:`doc_freq`, with the same ``group``; the document itself
         counts). Consecutive qualifying fingerprints (consecutive ``j``) form a run; a run of
         ``n >= max(min_run, 1)`` fingerprints from pos s to e is the region
-        ``(s, e + kgram_bytes - s)``.
+        ``(s, e + kgram_bytes - s)``. With ``signatures``: ``doc_id [, group], start,
+        length, signature``, the signature being the sorted distinct hashes of the run.
     """
     keys = ["hash"] if group is None else [group, "hash"]
     qualifying = fps.join(freq.where(F.col("docs") >= min_docs).select(*keys), keys, "left_semi")
     runs = qualifying.withColumn("island", _islands([DOC_ID], "j"))
-    regions = runs.groupBy(DOC_ID, "island").agg(
-        F.min("pos").alias("start"), F.max("pos").alias("end"), F.count("*").alias("n")
+    carried = [group] if signatures and group is not None else []
+    extra = [F.sort_array(F.collect_set("hash")).alias("signature")] if signatures else []
+    regions = runs.groupBy(DOC_ID, *carried, "island").agg(
+        F.min("pos").alias("start"), F.max("pos").alias("end"), F.count("*").alias("n"), *extra
     )
+    length = (F.col("end") + kgram_bytes - F.col("start")).alias("length")
+    named = ["signature"] if signatures else []
     return regions.where(F.col("n") >= max(min_run, 1)).select(
-        DOC_ID, "start", (F.col("end") + kgram_bytes - F.col("start")).alias("length")
+        DOC_ID, *carried, "start", length, *named
     )
 
 

@@ -1,8 +1,10 @@
 """The boilerplate job end to end (regions equal Index.cover, cleaned texts, the top
-passages, rejects, report) and the same result whatever the partitioning."""
+passages, rejects, report) and the same result whatever the partitioning; with keep one,
+the stages.passages decisions in regions/, cleaned/ and report.json."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -13,9 +15,18 @@ from pyspark.sql import functions as F
 from winnow_corpus import KGRAM_BYTES, WINDOW, jsonl_rows, read_table, winnow_docs, write_jsonl
 
 from neardup_udfs.config import load_boilerplate_config
+from neardup_udfs.io.readers import InputError
 from neardup_udfs.kernels import winnow
 from neardup_udfs.runs import boilerplate as boilerplate_job
-from neardup_udfs.runs.boilerplate import top_passages
+from neardup_udfs.runs.boilerplate import pipeline_id, top_passages
+from neardup_udfs.settings import ConfigError
+from neardup_udfs.stages.passages import (
+    keep_counts,
+    keep_one,
+    region_signatures,
+    representative_keys,
+)
+from neardup_udfs.stages.winnowing import doc_freq, fingerprints
 from tests.spark_settings import spark_conf
 
 pytestmark = pytest.mark.spark
@@ -70,6 +81,10 @@ def test_boilerplate_job_end_to_end(spark, docs, boilerplate_run) -> None:  # ty
         len(dict(docs)[u].encode()) - len(r.body.encode()) for u, r in cleaned.items()
     )
     assert (out / "_MANIFEST.json").exists()
+    # keep none (the default): every copy goes, regions/ has its three columns
+    assert cfg.keep == "none" and report["keep"] == {"mode": "none"}
+    assert sorted(spark.read.parquet(str(out / "regions")).columns) == ["doc_id", "length", "start"]
+    assert "keep" not in report["counts"] and "keep" not in report["seconds"]
 
 
 def test_boilerplate_same_result_whatever_the_partitioning(
@@ -120,3 +135,136 @@ def test_top_passages_show_japanese_regions_as_whole_characters(spark) -> None: 
         assert "\ufffd" not in r.passage and r.passage in text, r.passage
         start = next(s for s, n in cuts if n == r.length)
         assert data[start : start + r.length] in r.passage.encode()  # it holds the region
+
+
+# --- keep one ---
+
+SEEN = {"d1": 7, "d5": 3, "d6": 3, "d10": 1, "d11": 9, "d12": None}  # others: no date
+
+
+@pytest.fixture(scope="module")
+def keep_one_run(spark, docs, boilerplate_run, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The module's run with keep one: earliest by ``seen`` (nulls last), at most 3 holders
+    (the footer, in d9-d12, goes everywhere)."""
+    base, _ = boilerplate_run
+    tmp = tmp_path_factory.mktemp("keep_one")
+    rows = [{**r, "seen": SEEN.get(r["url"])} for r in jsonl_rows(docs)]
+    src = write_jsonl(tmp / "in", rows)
+    cfg = replace(
+        base,
+        input=str(src),
+        output=str(tmp / "out"),
+        keep="one",
+        representative="earliest",
+        order_col="seen",
+        max_keep_docs=3,
+    )
+    return cfg, boilerplate_job.run(spark, cfg)
+
+
+def stage_decisions(spark, docs, rule: str, max_keep_docs: int | None):  # type: ignore[no-untyped-def]
+    """What stages.passages decides on ``docs`` under the run's settings (8, 6, 3, 5)."""
+    rows = [(d, t, SEEN.get(d)) for d, t in docs]
+    frame = spark.createDataFrame(rows, "doc_id string, text string, seen int")
+    fps = fingerprints(frame, KGRAM_BYTES, WINDOW)
+    signed = region_signatures(fps, doc_freq(fps), KGRAM_BYTES, 3, 5)
+    ranks = representative_keys(frame, rule, "seen")
+    return keep_one(signed, ranks, max_keep_docs=max_keep_docs)
+
+
+def test_boilerplate_keep_one_end_to_end(spark, docs, boilerplate_run, keep_one_run) -> None:  # type: ignore[no-untyped-def]
+    cfg, s = keep_one_run
+    base, none = boilerplate_run
+    out, texts = Path(cfg.output), dict(docs)
+    regions = spark.read.parquet(str(out / "regions"))
+    assert regions.columns == ["doc_id", "start", "length", "kept_by", "kept", "holders", "maximal"]
+    assert [f.dataType.simpleString() for f in regions.schema.fields][3:] == [
+        "string",
+        "boolean",
+        "int",
+        "boolean",
+    ]
+    # the same regions as keep none, each decided as stages.passages decides it
+    got = read_table(spark, out / "regions")
+    keys = sorted((r.doc_id, r.length, r.start) for r in regions.collect())
+    assert keys == read_table(spark, Path(base.output) / "regions") and s.regions == none.regions
+    passages = stage_decisions(spark, docs, "earliest", 3)
+    assert got == read_table_of(passages.regions)
+    decided = {(r.doc_id, r.start): r for r in regions.collect()}
+    assert any(r.kept for r in decided.values()) and any(not r.kept for r in decided.values())
+    for r in decided.values():
+        assert r.kept == (r.maximal and r.kept_by == r.doc_id)
+        if r.holders > 3 or not r.maximal:
+            assert r.kept_by is None
+    # cleaned: each text without the regions that do not survive, nothing else
+    cleaned = {r.url: r.body for r in spark.read.parquet(str(out / "cleaned")).collect()}
+    assert set(cleaned) == set(texts) and s.input == none.input and s.rejected == none.rejected
+    for d, t in texts.items():
+        cuts = [(r.start, r.length) for r in decided.values() if r.doc_id == d and not r.kept]
+        assert cleaned[d] == winnow.remove_ranges(t.encode(), cuts)[0].decode(), d
+    assert all("rec.boats.paddle" not in cleaned[d] for d in ("d9", "d10", "d11", "d12"))
+    assert 0 < s.bytes_removed < none.bytes_removed
+    # report.json
+    report = json.loads((out / "report.json").read_text())
+    counts = keep_counts(passages)
+    assert report["keep"] == {"mode": "one", "rule": "earliest", "max_keep_docs": 3, **counts}
+    assert s.keep == report["keep"] and counts["removed_everywhere"] >= 1
+    assert counts["kept_regions"] == sum(r.kept for r in decided.values())
+    assert counts["kept_regions"] + counts["removed_regions"] == s.regions == len(decided)
+    assert "keep" not in report["counts"] and "keep" in report["seconds"]
+    assert (
+        report["pipeline"]["id"]
+        == ("semblance-winnow/1;k=8,w=6;keep=one,rule=earliest,max_keep_docs=3")
+        == s.pipeline
+    )
+    # boilerplate_top still counts every region, kept or not
+    top = Path(base.output) / "boilerplate_top"
+    assert read_table(spark, out / "boilerplate_top") == read_table(spark, top)
+    assert (out / "_MANIFEST.json").exists()
+
+
+def read_table_of(df) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
+    """``df``'s rows as ``read_table`` gives a Parquet table's: columns in name order, sorted."""
+    return sorted(tuple(r) for r in df.select(sorted(df.columns)).collect())
+
+
+def test_keep_one_same_result_whatever_the_partitioning(spark, keep_one_run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg, _ = keep_one_run
+    other = replace(cfg, output=str(tmp_path / "other"), representative="longest")
+    with spark_conf(spark, **{"spark.sql.shuffle.partitions": "5",
+                              "spark.sql.adaptive.enabled": "true",
+                              "spark.sql.autoBroadcastJoinThreshold": "10485760"}):  # fmt: skip
+        first = boilerplate_job.run(spark, other)
+    again = replace(other, output=str(tmp_path / "again"))
+    second = boilerplate_job.run(spark, again)
+    assert first.keep == second.keep and first.keep["rule"] == "longest"
+    for name in ("regions", "cleaned", "boilerplate_top", "rejects"):
+        got = read_table(spark, tmp_path / "other" / name)
+        assert got == read_table(spark, tmp_path / "again" / name), name
+
+
+def test_keep_one_pipeline_ids_name_the_rule_and_the_limit() -> None:
+    base = {"input": "i", "output": "o"}
+    assert pipeline_id(load_boilerplate_config(**base)) == "semblance-winnow/1;k=16,w=16"
+    one = load_boilerplate_config(**base, keep="one")
+    assert pipeline_id(one) == "semblance-winnow/1;k=16,w=16;keep=one,rule=min_id"
+    longest = load_boilerplate_config(**base, keep="one", representative="longest", max_keep_docs=9)
+    assert pipeline_id(longest).endswith(";keep=one,rule=longest,max_keep_docs=9")
+
+
+def test_keep_one_earliest_needs_an_order_column(
+    spark, boilerplate_run, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError, match="order_col"):
+        load_boilerplate_config(input="i", output="o", keep="one", representative="earliest")
+    job = importlib.import_module("boilerplate")
+    argv = ["--input", "i", "--output", "o", "--keep", "one", "--representative", "earliest"]
+    assert job.main(argv) == 2
+    assert "order_col" in capsys.readouterr().err
+    # an order column the input does not have: an input error naming the key
+    cfg, _ = boilerplate_run
+    missing = replace(
+        cfg, output=cfg.output + "-missing", keep="one", representative="earliest", order_col="nope"
+    )
+    with pytest.raises(InputError, match="order_col 'nope'"):
+        boilerplate_job.run(spark, missing)

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from engine_corpus import REPORTED, TABLES, engine_corpus
+from engine_corpus import REPORTED, TABLES, engine_corpus, with_excerpts
 from local_runs import engine_config, streamed, write_lines
 
 from neardup_udfs.config import ConfigError
@@ -224,3 +225,68 @@ def test_streamed_run_declines_what_its_budget_cannot_hold(
     summary = local_run.run_local(config, {"spark.driver.memory": "2g"})
     assert summary.removed == 0 and pq.read_table(out / "docs").num_rows == 1200
     assert pq.read_table(out / "samples").num_rows == 0
+
+
+@pytest.fixture(scope="module")
+def excerpts(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return with_excerpts(corpus, tmp_path_factory.mktemp("excerpts") / "corpus.jsonl")
+
+
+@pytest.mark.spark
+def test_containment_is_the_same_held_streamed_and_on_the_driver_engine(  # type: ignore[no-untyped-def]
+    spark, excerpts: Path, tmp_path: Path
+) -> None:
+    """A containment run writes the same rows on the local engine (held and streamed) and
+    the driver engine; each document removed as contained is verified inside the document
+    kept in its place, and report.json carries the containment part of the pipeline id."""
+    results = {}
+    for engine in ("local", "streamed", "driver"):
+        where = tmp_path / engine
+        with pytest.MonkeyPatch.context() as mp:
+            if engine == "streamed":
+                streamed(mp)
+            config = engine_config(excerpts, where, engine="local" if engine != "driver" else
+                                   "driver", containment=0.8, max_text_bytes=10_000)  # fmt: skip
+            dedup_run.run(spark, config)
+        results[engine] = _written(where, TABLES)
+    for engine in ("streamed", "driver"):
+        assert results[engine] == results["local"], engine
+    tables, report = results["local"]
+    clusters = tables["clusters"][1]
+    assert ("relation", "string") in tables["clusters"][0]
+    by_id = {r["doc_id"]: r for r in clusters}
+    contained = [r for r in clusters if r["relation"] == "containment"]
+    assert {r["doc_id"] for r in contained} >= {f"excerpt-{i}" for i in range(8)} | {"excerpt-copy"}
+    assert by_id["teaser"]["relation"] is None  # fewer than 20 shingles: no part
+    # 90 % of a page, its near-duplicate: the page is kept in its place whatever the rule
+    assert by_id["a-most"]["relation"] == "containment"
+    sets = _shingle_sets(excerpts)
+    for r in contained:
+        kept = by_id[r["cluster_id"]]
+        if r["doc_id"] not in sets or kept["doc_id"] not in sets:
+            continue  # an id the input repeats: which text was accepted is another test's
+        assert kept["is_representative"]
+        inside = len(sets[r["doc_id"]] & sets[kept["doc_id"]]) / len(sets[r["doc_id"]])
+        assert inside >= 0.8 and r["similarity"] == pytest.approx(inside)
+    pairs = tables["pairs"][1]
+    assert {p["relation"] for p in pairs} == {"jaccard", "containment"}
+    written = json.loads((tmp_path / "local" / "report.json").read_text())
+    assert written["pipeline"]["id"].endswith(";containment=0.8,min_shingles=20")
+    counts = written["counts"]
+    assert counts["contained"] == len(contained) and counts["containment_pairs"] >= 8
+    assert counts["kept"] + counts["removed"] + counts["rejected"] == counts["input"]
+    page = (tmp_path / "local" / "report.html").read_text()
+    assert f'id="count-contained" class="num" data-value="{len(contained)}"' in page
+
+
+def _shingle_sets(path: Path) -> dict[str, set[int]]:
+    """Each accepted document's word-shingle set, as conf/dedup.toml's pipeline makes it."""
+    from neardup_udfs.kernels.words_jit import shingle_sets_batch
+
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    seen = Counter(r["url"] for r in rows)
+    rows = [r for r in rows if seen[r["url"]] == 1 and r["body"] and len(r["body"]) <= 10_000]
+    pipeline = engine_config(path, "unused").pipeline()
+    hashes, offsets = shingle_sets_batch(pipeline.normalize_batch([r["body"] for r in rows]),
+                                         pipeline.param("w"))  # fmt: skip
+    return {r["url"]: set(hashes[offsets[i] : offsets[i + 1]].tolist()) for i, r in enumerate(rows)}
