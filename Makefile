@@ -206,6 +206,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_dense.py --corpus short --runs 3 \
 		--systems job,exact,datatrove,mllib --timeout 3600 --mllib-runs 1 --mllib-timeout 1800
 	@echo
+	$(BIN)/python bench/bench_containment.py
+	$(BIN)/python bench/bench_containment.py --dense --runs 3
+	@echo
 	$(BIN)/python bench/bench_index.py
 	@echo
 	$(BIN)/python bench/bench_warc.py

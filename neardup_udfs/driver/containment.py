@@ -67,6 +67,7 @@ def contain_on_driver(
     *,
     threshold: float,
     min_shingles: int,
+    workers: int = 1,
 ) -> Contained:
     """The clusters after containment: each kept document at least ``threshold`` contained
     in a kept document with more shingles (equal: earlier by the rule) is removed next to it.
@@ -82,6 +83,7 @@ def contain_on_driver(
         shingle_sets: rows -> ``(hashes, offsets, slot)`` (``driver.near.SetSource``).
         threshold: the containment threshold, in (0, 1].
         min_shingles: smaller sets take no part.
+        workers: the threads the candidate probe may use.
 
     Returns:
         ``clusters`` with ``relation`` (null: kept; ``jaccard``; ``containment``): a removed
@@ -110,7 +112,7 @@ def contain_on_driver(
     last = np.iinfo(np.int64).max
     rank = containment_order(sizes, np.where(row_of >= 0, place[row_of], last))
     able = slot[sizes[slot] >= min_shingles]
-    q, x, shared = contained_pairs(hashes, offsets, rank, threshold, able, able)
+    q, x, shared = contained_pairs(hashes, offsets, rank, threshold, able, able, workers)
     value = shared / np.maximum(sizes[q], 1)
     moved = _members_of(cluster_of, ids, leader, is_rep, row_of[q])
     m_rows, m_edge = moved

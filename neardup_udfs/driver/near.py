@@ -181,7 +181,8 @@ def near_of_sketches(
             done = contain_on_driver(clusters, ids, leader, empty, place, length,
                                      sets.shingle_sets,
                                      threshold=settings.containment,
-                                     min_shingles=settings.containment_min_shingles)  # fmt: skip
+                                     min_shingles=settings.containment_min_shingles,
+                                     workers=workers)  # fmt: skip
             clusters = done.clusters
             jaccard = pa.array([JACCARD] * pairs.num_rows, pa.string())
             pairs = pa.concat_tables([pairs.append_column(RELATION, jaccard), done.pairs])

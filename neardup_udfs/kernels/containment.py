@@ -7,10 +7,13 @@ Srikant, WWW 2007): with every set sorted in one global order (ascending hash, a
 order), ``|q ∩ x| >= t`` leaves at most ``|q| - t`` elements of q outside x, so x holds at
 least one of q's first ``|q| - t + 1``. Probing only those against an index of every
 container's whole set therefore misses no pair: recall is 1 by construction, and every pair
-reported is checked on the two full sets.
+reported is checked on the two full sets. Probing twice the prefix and counting the hits
+cuts the checks: a qualifying pair hits at least one more than the prefix's extra length.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numpy.typing as npt
@@ -56,22 +59,28 @@ def containment_order(sizes: npt.ArrayLike, place: npt.ArrayLike) -> I64:
 
 
 @kernel()
+def _merge_count(hashes, p, pe, r, re, need):  # pragma: no cover - compiled
+    """|hashes[p:pe] ∩ hashes[r:re]| (both ascending), or any smaller count once the rest of
+    the first run cannot bring it to ``need``."""
+    c = 0
+    while p < pe and r < re and c + (pe - p) >= need:
+        if hashes[p] == hashes[r]:
+            c += 1
+            p += 1
+            r += 1
+        elif hashes[p] < hashes[r]:
+            p += 1
+        else:
+            r += 1
+    return c
+
+
+@kernel()
 def _shared(hashes, offsets, a, b):  # pragma: no cover - compiled
     out = np.zeros(len(a), dtype=np.int64)
     for i in range(len(a)):
-        p, pe = offsets[a[i]], offsets[a[i] + 1]
-        q, qe = offsets[b[i]], offsets[b[i] + 1]
-        c = 0
-        while p < pe and q < qe:
-            if hashes[p] == hashes[q]:
-                c += 1
-                p += 1
-                q += 1
-            elif hashes[p] < hashes[q]:
-                p += 1
-            else:
-                q += 1
-        out[i] = c
+        out[i] = _merge_count(hashes, offsets[a[i]], offsets[a[i] + 1], offsets[b[i]],
+                              offsets[b[i] + 1], 0)  # fmt: skip
     return out
 
 
@@ -87,10 +96,11 @@ def shared_counts(hashes: U64, offsets: I64, a: npt.ArrayLike, b: npt.ArrayLike)
 
 @kernel()
 def _probe(
-    hashes, offsets, rank, need, prefix, queries, post_hash, post_doc, start, out_q, out_x, out_s
+    hashes, offsets, rank, need, probe, queries, post_hash, post_doc, start, out_q, out_x, out_s
 ):  # pragma: no cover - compiled
     n_docs = len(rank)
-    stamp = np.full(n_docs, -1, dtype=np.int64)
+    hits = np.zeros(n_docs, dtype=np.int64)
+    touched = np.empty(n_docs, dtype=np.int64)
     found_x = np.empty(n_docs, dtype=np.int64)
     found_s = np.empty(n_docs, dtype=np.int64)
     written = 0
@@ -98,33 +108,32 @@ def _probe(
     for qi in range(start, len(queries)):
         q = queries[qi]
         qs, qe = offsets[q], offsets[q + 1]
-        k = 0
-        for j in range(qs, qs + prefix[q]):
+        n_touched = 0
+        for j in range(qs, qs + probe[q]):  # hits of every earlier set among q's first hashes
             h = hashes[j]
             lo = np.searchsorted(post_hash, h)
             while lo < len(post_hash) and post_hash[lo] == h:
                 x = post_doc[lo]
                 lo += 1
-                if rank[x] >= rank[q] or stamp[x] == q:
+                if rank[x] >= rank[q]:
                     continue
-                stamp[x] = q
-                # the shared count, stopped once the rest of q cannot reach ``need``
-                p, pe = qs, qe
-                r, re = offsets[x], offsets[x + 1]
-                c = 0
-                while p < pe and r < re and c + (pe - p) >= need[q]:
-                    if hashes[p] == hashes[r]:
-                        c += 1
-                        p += 1
-                        r += 1
-                    elif hashes[p] < hashes[r]:
-                        p += 1
-                    else:
-                        r += 1
+                if hits[x] == 0:
+                    touched[n_touched] = x
+                    n_touched += 1
+                hits[x] += 1
+        # with at most |q| - need of q's elements outside x, at least probe - (|q| - need)
+        # of the probed ones are in x
+        least = probe[q] - (qe - qs - need[q])
+        k = 0
+        for i in range(n_touched):
+            x = touched[i]
+            if hits[x] >= least:
+                c = _merge_count(hashes, qs, qe, offsets[x], offsets[x + 1], need[q])
                 if c >= need[q]:
                     found_x[k] = x
                     found_s[k] = c
                     k += 1
+            hits[x] = 0
         if written + k > cap:
             return qi, written
         for i in range(k):
@@ -142,6 +151,7 @@ def contained_pairs(
     threshold: float,
     queries: npt.ArrayLike,
     containers: npt.ArrayLike,
+    workers: int = 1,
 ) -> tuple[I64, I64, I64]:
     """Every pair ``(q, x)``, q among ``queries`` and x among ``containers``, with
     ``rank[x] < rank[q]`` and q at least ``threshold`` contained in x.
@@ -152,6 +162,7 @@ def contained_pairs(
             earlier in it may contain a later one.
         threshold: in (0, 1].
         queries, containers: set indices.
+        workers: threads the queries are shared among (the result is the same).
 
     Returns:
         ``q, x, shared`` (``shared = |q ∩ x|``), by query in the order given, then by the
@@ -161,7 +172,9 @@ def contained_pairs(
     ranks = np.ascontiguousarray(rank, dtype=np.int64)
     sizes = np.diff(offsets)
     need = required_shared(sizes, threshold)
-    prefix = prefix_lengths(sizes, threshold)
+    # twice the prefix (at most the set): a candidate must hit prefix + 1 of the probed
+    # hashes, which every qualifying pair does, and chance overlaps mostly do not
+    probe = np.minimum(2 * prefix_lengths(sizes, threshold), sizes)
     box = np.ascontiguousarray(containers, dtype=np.int64)
     q_list = np.ascontiguousarray(queries, dtype=np.int64)
     counts = sizes[box]
@@ -170,17 +183,26 @@ def contained_pairs(
     post_hash = hashes[np.arange(len(post_doc), dtype=np.int64) + starts]
     by_hash = np.argsort(post_hash, kind="stable")
     post_hash, post_doc = post_hash[by_hash], post_doc[by_hash]
-    parts: list[tuple[I64, I64, I64]] = []
-    start, cap = 0, max(1024, 4 * len(q_list))
-    while True:
-        out = [np.empty(cap, dtype=np.int64) for _ in range(3)]
-        start, written = _probe(hashes, offsets, ranks, need, prefix, q_list, post_hash,
-                                post_doc, start, *out)  # fmt: skip
-        parts.append((out[0][:written], out[1][:written], out[2][:written]))
-        if start >= len(q_list):
-            break
-        cap = max(2 * cap, len(ranks))  # one query finds at most every other set
-    q, x, s = (np.concatenate([p[i] for p in parts]) for i in range(3))
+
+    def run(part: I64) -> tuple[I64, I64, I64]:
+        parts: list[tuple[I64, I64, I64]] = []
+        start, cap = 0, max(1024, 4 * len(part))
+        while True:
+            out = [np.empty(cap, dtype=np.int64) for _ in range(3)]
+            start, written = _probe(hashes, offsets, ranks, need, probe, part, post_hash,
+                                    post_doc, start, *out)  # fmt: skip
+            parts.append((out[0][:written], out[1][:written], out[2][:written]))
+            if start >= len(part):
+                break
+            cap = max(2 * cap, len(ranks))  # one query finds at most every other set
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+
+    halves = np.array_split(q_list, max(1, min(workers, len(q_list))))
+    if len(halves) == 1:
+        return run(halves[0])
+    with ThreadPoolExecutor(len(halves)) as pool:  # the kernel holds no GIL
+        found = list(pool.map(run, halves))
+    q, x, s = (np.concatenate([f[i] for f in found]) for i in range(3))
     return q, x, s
 
 

@@ -57,6 +57,8 @@ def test_prefix_filtering_finds_exactly_the_brute_force_pairs(seed: int, t: floa
     every = np.arange(len(sets))
     q, x, shared = contained_pairs(hashes, offsets, rank, t, every, every)
     assert set(zip(q.tolist(), x.tolist(), strict=True)) == _brute(sets, rank, t)
+    both = contained_pairs(hashes, offsets, rank, t, every, every, workers=2)
+    assert [a.tolist() for a in both] == [q.tolist(), x.tolist(), shared.tolist()]
     assert len(set(zip(q.tolist(), x.tolist(), strict=True))) == len(q)  # no pair twice
     assert shared.tolist() == shared_counts(hashes, offsets, q, x).tolist()
     truth = [len(set(sets[a]) & set(sets[b])) for a, b in zip(q, x, strict=True)]
