@@ -8,7 +8,12 @@ representative rule, so a container always comes before its excerpts and is pref
 them whatever the rule; the rule decides only between sets of equal size. A kept document
 is removed next to a container that itself stays (``kernels.containment``), and only when
 every document already removed in its favour is verified contained in that container as
-well: every removed document is verified against the document that is kept in its place.
+well, and is smaller than it (equal: earlier by the rule): every removed document is
+verified against the document that is kept in its place.
+
+First, a cluster whose kept document lies inside one of its removed near-duplicates with
+more shingles is turned round: that member is kept instead, when every other document of
+the cluster is verified inside it too (most of a page is often the page's near-duplicate).
 """
 
 from __future__ import annotations

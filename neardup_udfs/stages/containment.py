@@ -6,7 +6,9 @@ Candidates by prefix filtering as a join: each kept set's first ``|q| - ceil(T |
 hashes against the postings of every kept set (``kernels.containment`` says why nothing is
 missed); each candidate is verified on the two full sets (``array_intersect``), never on an
 estimate. Only the verified pairs, with their ends' places in the decision order, reach the
-driver, which settles them (``kernels.containment.settle_containment``).
+driver, which settles them (``kernels.containment.settle_containment``). Clusters are
+turned round first, as the driver's stage does; the plan is cut where later steps read a
+frame more than once (a wide join tree otherwise costs the planner more than the data).
 """
 
 from __future__ import annotations
