@@ -160,7 +160,8 @@ def near_of_sketches(
         )
         rows.rows_in, rows.rows_out = len(lead), len(verified.a)
     with stage("cluster") as rows:
-        clusters = _anchored(sketches, leader, verified, pipeline, settings, order)
+        place = _rule_order(features, ids, settings.rule, order)  # the containment stage too
+        clusters = _anchored(sketches, leader, verified, pipeline, place)
         histogram = _tally(clusters, counts)
         counts.update(driver_edges=len(verified.a))
         rows.rows_in, rows.rows_out = len(verified.a), counts["kept"]
@@ -176,7 +177,6 @@ def near_of_sketches(
     if settings.containment is not None:
         with stage("containment") as rows:
             rows.rows_in = counts["kept"]
-            place = _rule_order(features, ids, settings.rule, order)
             length = features.column(LENGTH).to_numpy(zero_copy_only=False).astype(np.int64)
             done = contain_on_driver(clusters, ids, leader, empty, place, length,
                                      sets.shingle_sets,
@@ -639,15 +639,13 @@ def _anchored(
     leader: npt.NDArray[Any],
     verified: _Pairs,
     pipeline: Pipeline,
-    settings: NearSettings,
-    order: pa.ChunkedArray | pa.Array | None,
+    place: I64,
 ) -> pa.Table:
     """One row per document (``stages.cluster.cluster``, anchored): the exact-duplicate
-    groups take their first member's place in the rule's order, the greedy pass over the
-    verified graph keeps representatives, and every member of a removed group gets its
-    group's score to the kept group."""
+    groups take their first member's place in the rule's order (``place``, per row: see
+    :func:`_rule_order`), the greedy pass over the verified graph keeps representatives, and
+    every member of a removed group gets its group's score to the kept group."""
     ids = sketches.ids
-    place = _rule_order(sketches.table, ids, settings.rule, order)
     _, group = np.unique(leader, return_inverse=True)  # the group of each row
     first = np.full(group.max() + 1 if len(group) else 0, np.iinfo(np.int64).max)
     np.minimum.at(first, group, place)  # the group's place: its first member's

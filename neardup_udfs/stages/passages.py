@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from neardup_udfs.schemas import DOC_ID, TEXT
+from neardup_udfs.stages.cluster import rule_key
 from neardup_udfs.stages.winnowing import cover_regions
 
 __all__ = [
@@ -70,16 +71,12 @@ def representative_keys(docs: DataFrame, rule: str, order_col: str | None = None
     the rule reads (``order_col`` or ``text``)."""
     if rule not in RULES:
         raise ValueError(f"representative rule must be one of {RULES}, got {rule!r}")
-    fields: list[Column] = []
-    if rule == "earliest":
-        if not order_col:
-            raise ValueError("representative rule 'earliest' needs order_col")
-        order = F.col(order_col)
-        fields = [order.isNull(), order]
-    elif rule == "longest":
-        fields = [-F.octet_length(F.col(TEXT)).cast("bigint")]
-    named = [f.alias(f"k{i}") for i, f in enumerate(fields)]
-    return docs.select(DOC_ID, F.struct(*named, F.col(DOC_ID).alias("id")).alias(RANK))
+    if rule == "earliest" and not order_col:
+        raise ValueError("representative rule 'earliest' needs order_col")
+    order = F.col(order_col) if rule == "earliest" and order_col else F.lit(None)
+    length = F.octet_length(F.col(TEXT)).cast("bigint") if rule == "longest" else F.lit(None)
+    keyed = docs.select(DOC_ID, order.alias("__order"), length.alias("__length"))
+    return keyed.select(DOC_ID, rule_key(rule).alias(RANK))
 
 
 @dataclass(frozen=True)
@@ -129,7 +126,7 @@ def keep_one(
     key = [*gk, SIGNATURE]
     holding = signed.select(DOC_ID, *key).distinct().join(ranks.select(DOC_ID, RANK), DOC_ID)
     distinct = holding.groupBy(*key).agg(
-        F.count("*").alias("holders"), F.min(RANK).getField("id").alias("__first")
+        F.count("*").alias("holders"), F.min(RANK).getField("__id").alias("__first")
     )
     sig_hash = F.xxhash64(*[F.col(c) for c in key])
     named = distinct.withColumn("__sh", sig_hash).withColumn(
