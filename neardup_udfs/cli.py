@@ -393,6 +393,9 @@ def _finished_output(output_dir: str) -> ArrowStorage | None:
     except StorageError as e:
         _say([f"error: {e}"])
         return None
+    if store.kind(output_dir) is None:
+        _say([f"error: {output_dir!r} does not exist"])
+        return None
     if store.kind(join(output_dir, _MANIFEST_NAME)) != "file":
         print(
             f"neardup: {output_dir!r} is not a finished dedup output (no {_MANIFEST_NAME})",
@@ -402,16 +405,53 @@ def _finished_output(output_dir: str) -> ArrowStorage | None:
     return store
 
 
-def _cmd_clusters(args: argparse.Namespace) -> int:
+class _Unreadable(Exception):
+    """An output's folder or file that cannot be read; the message (one line) names it."""
+
+
+def _parquet_rows(store: ArrowStorage, folder: str) -> list[dict[str, Any]]:
+    """The rows of the Parquet files under ``folder`` (those pyarrow reads: not named
+    ``_*`` or ``.*``), file by file in name order; :class:`_Unreadable` naming the folder
+    when it is missing, or the file that is not a readable Parquet file (truncated, other
+    bytes)."""
+    import pyarrow as pa
+    import pyarrow.fs as pafs
     import pyarrow.parquet as pq
 
+    from neardup_udfs.io.storage import join
+
+    if store.kind(folder) != "dir":
+        raise _Unreadable(f"{folder!r} is missing (not a finished dedup output?)")
+    root = store.path(folder)
+    infos = store.fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    rels = sorted(
+        os.path.relpath(i.path, root)
+        for i in infos
+        if i.type == pafs.FileType.File and not i.base_name.startswith(("_", "."))
+    )
+    rows: list[dict[str, Any]] = []
+    for rel in rels:
+        try:
+            rows += pq.read_table(join(root, rel), filesystem=store.fs).to_pylist()
+        except (OSError, pa.ArrowException) as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise _Unreadable(
+                f"{join(folder, rel)!r} is damaged (not a readable Parquet file: {first})"
+            ) from None
+    return rows
+
+
+def _cmd_clusters(args: argparse.Namespace) -> int:
     from neardup_udfs.io.storage import join
 
     store = _finished_output(args.output_dir)
     if store is None:
         return EXIT_USAGE
-    path = store.path(join(args.output_dir, "clusters"))
-    table = pq.read_table(path, filesystem=store.fs).to_pylist()
+    try:
+        table = _parquet_rows(store, join(args.output_dir, "clusters"))
+    except _Unreadable as e:
+        _say([f"error: {e}"])
+        return EXIT_USAGE
     score = "distance" if table and "distance" in table[0] else "similarity"
     families: dict[str, list[dict[str, Any]]] = {}
     for row in table:

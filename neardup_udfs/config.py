@@ -69,6 +69,7 @@ IMAGE_REPRESENTATIVES = ("pixels", "min_id")
 TABLE_NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)?[A-Za-z_][A-Za-z0-9_]*")
 """A metastore table name the dedup job reads or writes: ``name`` or ``db.name``."""
 DEFAULT_THRESHOLD = 0.7  # minhash: the Jaccard threshold of a config that sets none
+MIN_SHINGLES = 20  # containment_min_shingles's default (the one value allowed without containment)
 OPTION_KEYS = {"num_perm": "k", "shingle_words": "w"}  # keys that set a preset option
 KGRAM_BYTES = 16  # winnowing defaults: k-gram size in bytes ...
 WINDOW = 16  # ... and k-grams per window
@@ -528,9 +529,9 @@ class DedupConfig(MethodConfig, TableConfig, ClusterConfig, InputConfig):
         maximum=1.0,
     )
     containment_min_shingles: int = setting(
-        20,
+        MIN_SHINGLES,
         "containment: documents with fewer shingles take no part in it (neither removed "
-        "nor kept in place of another)",
+        "nor kept in place of another); another value without `containment` is an error",
         unit="shingles",
         minimum=1,
     )
@@ -539,6 +540,12 @@ class DedupConfig(MethodConfig, TableConfig, ClusterConfig, InputConfig):
         super()._check()
         if self.containment is not None:
             self._check_containment()
+        elif self.containment_min_shingles != MIN_SHINGLES:  # a config file may spell it out
+            raise fail(
+                "containment_min_shingles",
+                "applies with containment only (containment is off: give containment = T, "
+                "--containment T, or leave this key out)",
+            )
         if self.clustering == "anchored":
             for key, unset in (("chaining_floor", None), ("no_chaining", False)):
                 if getattr(self, key) != unset:

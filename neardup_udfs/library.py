@@ -18,7 +18,7 @@ from neardup_udfs import settings as settings_module
 from neardup_udfs.config import DedupConfig, ImagesConfig
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
-from neardup_udfs.io.frames import check_columns, check_image_columns
+from neardup_udfs.io.frames import check_batch, check_columns, check_image_columns
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.report_files import report_of
 from neardup_udfs.io.storage import ArrowStorage, HadoopStorage, Storage, StorageError
@@ -163,10 +163,13 @@ def dedup(
     Raises:
         ConfigError: an unknown or invalid setting, or a key that names files (the message
             names it); before any Spark job runs.
-        InputError: ``id_col``, ``text_col`` or ``order_col`` is not a column of ``df``, the
-            text column is not a string column, the id column is not a plain value, or
-            ``df`` has a column the run reserves; before any Spark job runs.
+        InputError: ``df`` is a streaming DataFrame (call ``dedup`` on each micro-batch,
+            through ``foreachBatch``), ``id_col``, ``text_col`` or ``order_col`` is not a
+            column of ``df``, the text column is not a string column, the id column is not
+            a plain value, or ``df`` has a column the run reserves; before any Spark job
+            runs.
     """
+    check_batch(df, "dedup")
     config = frame_config(settings)
     check_columns(df, id_col, text_col, config.order_col)
     spark = df.sparkSession
@@ -298,9 +301,11 @@ def dedup_images(
 
     Raises:
         ConfigError: an unknown or invalid setting, or a key that names files.
-        InputError: ``path_col`` or ``content_col`` is not a column, or the content is not
-            binary; before any Spark job runs.
+        InputError: ``df`` is a streaming DataFrame (as :func:`dedup`), ``path_col`` or
+            ``content_col`` is not a column, or the content is not binary; before any Spark
+            job runs.
     """
+    check_batch(df, "dedup_images")
     config = _frame_config(ImagesConfig, settings, IMAGE_FRAME_KEYS, "dedup_images")
     check_image_columns(df, path_col, content_col)
     spark = df.sparkSession
@@ -382,9 +387,10 @@ def query_index(
     ``max_distance``: a SimHash index's search distance (default and ceiling: the index's).
 
     Raises:
-        InputError: a missing or damaged index, or a bad column (as :func:`dedup`), before
-            any Spark job runs.
+        InputError: a missing or damaged index, a streaming DataFrame or a bad column (as
+            :func:`dedup`), before any Spark job runs.
     """
+    check_batch(df, "query_index")
     check_columns(df, id_col, text_col)
     if top < 1 or (max_distance is not None and max_distance < 0) or max_text_bytes < 1:
         raise ConfigError("top and max_text_bytes must be positive, max_distance not negative")

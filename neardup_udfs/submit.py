@@ -7,8 +7,11 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -19,7 +22,7 @@ from neardup_udfs import settings
 from neardup_udfs.config import ConfigError
 from neardup_udfs.io.readers import InputError
 
-__all__ = ["Job", "job_main", "job_parser", "report_error"]
+__all__ = ["Job", "job_main", "job_parser", "report_error", "signals_end_the_run"]
 
 C = TypeVar("C")
 S = TypeVar("S")
@@ -88,6 +91,54 @@ def job_main(
     Returns:
         0 on success; 2 when the config or the input is wrong (one line on stderr).
     """
+    with signals_end_the_run():
+        return _job_main(argv, prog=prog, parser=parser, load=load, run=run, describe=describe,
+                         local=local)  # fmt: skip
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@contextmanager
+def signals_end_the_run() -> Iterator[None]:
+    """Within: SIGTERM or SIGINT sent to this process ends the run with SystemExit (status
+    128 + the signal's number) raised where it is, so every cleanup of the run runs as it
+    does for a failure (its scratch folder removed, its output's lock released, the Spark
+    session stopped); a signal that comes while that cleanup runs is logged and ignored.
+    The handlers before are back after. Outside the main thread, nothing changes (Python
+    takes signals there only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        name = signal.Signals(signum).name
+        if stopping:
+            logging.getLogger("neardup").warning("%s while the run stops: ignored", name)
+            return
+        stopping.append(signum)
+        logging.getLogger("neardup").warning("%s: the run stops and removes its scratch", name)
+        raise SystemExit(128 + signum)
+
+    before = {s: signal.signal(s, stop) for s in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def _job_main(
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    parser: argparse.ArgumentParser,
+    load: Callable[..., C],
+    run: Callable[[SparkSession, C], S],
+    describe: Callable[[C, S], str],
+    local: Callable[[C], S | None] | None = None,
+) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     parser.add_argument(
         "--no-progress-bar",

@@ -1,11 +1,14 @@
 """Run by tests/test_library.py in a process of its own (a process holds one kind of
 session): ``neardup_udfs.dedup`` and the column functions on a local Spark Connect session.
 
-    python tests/connect_dedup.py INPUT.jsonl[.gz] OUT.json [INDEX]
+    python tests/connect_dedup.py INPUT.jsonl[.gz] OUT.json INDEX
 
-Writes the results as JSON: for each engine the clusters, kept ids, removed rows, pairs,
-rejects and counts; with INDEX, the same run against it (clusters, matches, kept); the
-column functions' values of the first rows; the session kind.
+Starts a local Spark Connect server on a port the system picks (so two runs on one machine
+never meet on a fixed port) and prints ``connect server ready`` once a client session is
+connected to it. Writes the results as JSON: for each engine the clusters, kept ids,
+removed rows, pairs, rejects and counts; an index query; the edge frames
+(``library_rows.edge_rows``: no near-duplicate, empty, partly indexed) on every engine,
+alone and against INDEX; the column functions' values of the first rows; the session kind.
 """
 
 from __future__ import annotations
@@ -13,19 +16,43 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+import uuid
 from typing import Any
 
-from library_rows import against_rows, dedup_rows, query_rows, sorted_rows
+from library_rows import dedup_rows, edge_rows, query_rows, sorted_rows
+
+SERVER = "org.apache.spark.sql.connect.service.SparkConnectService$"
+READY = "connect server ready"
 
 
-def main(src: str, out: str, index: str | None = None) -> None:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
+def connect_session(master: str = "local[2]") -> Any:
+    """A Spark Connect client session to a local server this process starts on an ephemeral
+    port (what ``SparkSession.builder.remote(master)`` does, without its fixed port 15002)."""
     from pyspark.sql import SparkSession
+    from pyspark.sql.connect.session import SparkSession as RemoteSession
 
+    token = os.environ.setdefault("SPARK_CONNECT_AUTHENTICATE_TOKEN", str(uuid.uuid4()))
+    server = (
+        SparkSession.builder.master(master)
+        .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+        .config("spark.connect.grpc.binding.port", "0")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    port = getattr(getattr(server._jvm, SERVER), "MODULE$").localPort()
+    os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"  # columns built from now on are Connect's
+    return RemoteSession.builder.remote(f"sc://localhost:{port}/;token={token}").getOrCreate()
+
+
+def main(src: str, out: str, index: str) -> None:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     import neardup_udfs
     from neardup_udfs import functions as nf
 
-    spark = SparkSession.builder.remote("local[2]").getOrCreate()
+    started = time.monotonic()
+    spark = connect_session()
+    print(f"{READY} in {time.monotonic() - started:.1f} s", flush=True)
     found: dict[str, Any] = {"session": type(spark).__module__}
     df = spark.read.json(src)
     conf_before = dict(spark.conf.getAll)
@@ -36,11 +63,10 @@ def main(src: str, out: str, index: str | None = None) -> None:
     found["conf_changed"] = sorted(
         k for k in conf_before.keys() | conf_after.keys() if conf_before.get(k) != conf_after.get(k)
     )
-    if index is not None:
-        with neardup_udfs.dedup(df, engine="spark", against=index) as r:
-            found["against"] = against_rows(r)
-        with neardup_udfs.query_index(df, index, top=3) as q:
-            found["query"] = query_rows(q)
+    with neardup_udfs.query_index(df, index, top=3) as q:
+        found["query"] = query_rows(q)
+    spark.conf.set("spark.sql.shuffle.partitions", "4")  # tiny frames: as the classic tests
+    found["edges"] = edge_rows(spark, df, index)
     first = df.orderBy("id").limit(20)
     values = first.select(
         "id",
@@ -52,6 +78,7 @@ def main(src: str, out: str, index: str | None = None) -> None:
     found["functions"] = sorted_rows(values)
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(found, fh)
+    print(f"done in {time.monotonic() - started:.1f} s", flush=True)
     spark.stop()
 
 

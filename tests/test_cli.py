@@ -635,6 +635,31 @@ def test_clusters_lists_families_largest_first(
     assert (status, out) == (2, "") and "no _MANIFEST.json" in err
 
 
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_clusters_names_a_damaged_part_file(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 50: a damaged clusters/ file was a pyarrow traceback; now one line naming it."""
+    root = _clusters_output(tmp_path / "out")
+    part = next((root / "clusters").glob("*.parquet"))
+    whole = part.read_bytes()
+    part.write_bytes(whole[: len(whole) // 2] if damage == "truncated" else b"\x00garbage" * 9)
+    status, out, err = cli(capsys, "clusters", str(root))
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and str(part) in err and "damaged" in err, err
+
+
+def test_clusters_of_a_missing_path_says_it_does_not_exist(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 50: a missing path was "not a finished dedup output"."""
+    missing = tmp_path / "nonexistent"
+    for command in ("clusters", "report"):
+        status, out, err = cli(capsys, command, str(missing))
+        assert (status, out) == (2, "")
+        assert err == f"neardup: error: {str(missing)!r} does not exist\n", err
+
+
 def test_report_refuses_an_unfinished_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

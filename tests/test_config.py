@@ -328,6 +328,22 @@ def test_containment_is_part_of_the_run_id_not_of_the_pipeline() -> None:
     assert contained.run_id() == plain.run_id() + ";containment=0.85,min_shingles=30"
 
 
+def test_containment_min_shingles_applies_with_containment_only() -> None:
+    """Issue 50: ``--containment-min-shingles`` without ``--containment`` was ignored; as the
+    boilerplate job's keep-one keys, a value other than its default is refused, naming both
+    keys, and the default (a config file may spell it out) is not."""
+    with pytest.raises(ConfigError) as err:
+        load_config(input="i", output="o", containment_min_shingles=30)
+    message = str(err.value)
+    assert message.startswith("config key 'containment_min_shingles': applies with containment")
+    assert "containment is off" in message
+    conf = str(ROOT / "conf/dedup.toml")
+    assert load_config(conf, input="i", output="o").containment is None  # make run's config
+    assert load_config(conf, input="i", output="o", containment_min_shingles=20)
+    on = load_config(input="i", output="o", containment=0.8, containment_min_shingles=30)
+    assert on.containment_min_shingles == 30
+
+
 def test_keep_one_keys_apply_to_keep_one_only() -> None:
     assert load_boilerplate_config(input="i", output="o").keep == "none"
     one = load_boilerplate_config(input="i", output="o", keep="one", max_keep_docs=50)

@@ -17,7 +17,15 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from library_rows import against_rows, dedup_rows, query_rows, sorted_rows
+from library_rows import (
+    AGAINST_ENGINES,
+    EDGE_ENGINES,
+    against_rows,
+    dedup_rows,
+    edge_rows,
+    query_rows,
+    sorted_rows,
+)
 
 import neardup_udfs
 from neardup_udfs import functions as nf
@@ -159,22 +167,47 @@ def test_against_an_index_removes_the_indexed_texts(against_results) -> None:  #
     assert matched and not matched & kept
 
 
+@pytest.fixture(scope="module")
+def edge_results(spark, real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """``library_rows.edge_rows`` on the classic session."""
+    return edge_rows(spark, real, str(index))
+
+
+def test_edge_frames_run_on_every_engine(edge_results) -> None:  # type: ignore[no-untyped-def]
+    """No near-duplicate, no row, or some rows indexed: each engine keeps what it must."""
+    for engine in EDGE_ENGINES:
+        alone = edge_results[f"no_duplicate/{engine}"]
+        assert alone["counts"]["kept"] == 3 and alone["removed"] == alone["pairs"] == []
+        assert edge_results[f"empty/{engine}"]["counts"]["input"] == 0
+    for engine in AGAINST_ENGINES:
+        assert edge_results[f"empty/{engine}/against"]["counts"]["input"] == 0
+        some = edge_results[f"some_indexed/{engine}/against"]
+        assert len(some["matches"]) >= 15 and some == edge_results["some_indexed/spark/against"]
+        kept = {row[0] for row in some["kept"]}
+        assert kept and not kept & {row[0] for row in some["matches"]}
+
+
+CONNECT_START_SECONDS = 240
+"""How long the Connect process may take to start its server and connect to it."""
+CONNECT_RUN_SECONDS = 1200
+"""How long its runs may take once connected (a loaded machine: CI beside other work)."""
+
+
+@pytest.mark.timeout(CONNECT_START_SECONDS + CONNECT_RUN_SECONDS + 600)
 def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[no-untyped-def]
-    api_results, against_results, query_results, index: Path, tmp_path: Path
+    api_results, query_results, edge_results, index: Path, tmp_path: Path
 ) -> None:
-    """A local Spark Connect session (in a process of its own): the same rows on both
-    engines and against an index, and the column functions the same values as the
-    kernels."""
+    """A local Spark Connect session (in a process of its own, its server on a port the
+    system picks): the same rows on both engines, on the edge frames on every engine alone
+    and against an index, and the column functions the same values as the kernels."""
+    try:  # what pyspark[connect] adds (pyproject.toml asks for it: CI never skips)
+        import google.protobuf  # noqa: F401
+        import grpc  # noqa: F401
+        import grpc_status  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"pyspark's Connect client is not installed (pyspark[connect]): {e}")
     out = tmp_path / "connect.json"
-    script = str(ROOT / "tests" / "connect_dedup.py")
-    done = subprocess.run(
-        [sys.executable, script, str(REAL), str(out), str(index)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(out.read_text())
+    found = json.loads(_connect_run(REAL, out, index).read_text())
     assert found["session"].startswith("pyspark.sql.connect")
     assert found["conf_changed"] == []  # two runs released: the session's conf as before
     for engine in ("spark", "driver"):
@@ -183,8 +216,8 @@ def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[n
         classic = api_results[engine]
         for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
             assert found[engine][key] == classic[key], (engine, key)
-    assert found["against"] == against_results
     assert found["query"] == query_results
+    assert found["edges"] == edge_results
     texts = {}
     for line in gzip.open(REAL, "rt", encoding="utf-8"):
         row = json.loads(line)
@@ -377,3 +410,67 @@ def test_every_reserved_column_is_refused(spark, name: str) -> None:  # type: ig
     with pytest.raises(InputError, match=f"column '{name}' is reserved by neardup"):
         check_columns(df, "id", "body")
     check_columns(df.drop(name), "id", "body")  # the same frame without it passes
+
+
+def test_a_streaming_dataframe_is_refused_up_front(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 50: a streaming DataFrame ended in Spark's AnalysisException; every entry point
+    that takes a DataFrame refuses it by name, pointing at foreachBatch, before any query
+    starts."""
+    from pyspark.sql import functions as F
+
+    rate = spark.readStream.format("rate").load()
+    texts = rate.select(F.col("value").cast("string").alias("id"), F.lit("a b c").alias("text"))
+    images = rate.select(F.col("value").cast("string").alias("path"),
+                         F.lit(b"\x89PNG").alias("content"))  # fmt: skip
+    calls = {
+        "dedup": lambda: neardup_udfs.dedup(texts),
+        "dedup_images": lambda: neardup_udfs.dedup_images(images),
+        "query_index": lambda: neardup_udfs.query_index(texts, str(tmp_path / "idx")),
+    }
+    for name, call in calls.items():
+        with pytest.raises(InputError) as e:
+            call()
+        message = str(e.value)
+        assert "\n" not in message and "streaming DataFrame" in message, name
+        assert "foreachBatch" in message and name in message, name
+    assert not spark.streams.active
+
+
+def _connect_run(src: Path, out: Path, index: Path) -> Path:
+    """``out``, written by tests/connect_dedup.py in a process of its own; the test fails
+    with the process's last words when its server is not up within
+    :data:`CONNECT_START_SECONDS` or its runs take longer than :data:`CONNECT_RUN_SECONDS`."""
+    script = str(ROOT / "tests" / "connect_dedup.py")
+    log = out.with_suffix(".log")
+    with open(log, "w+", encoding="utf-8") as err:
+        proc = subprocess.Popen([sys.executable, script, str(src), str(out), str(index)],
+                                stdout=subprocess.PIPE, stderr=err, text=True)  # fmt: skip
+        try:
+            assert proc.stdout is not None
+            ready = _line_within(proc, CONNECT_START_SECONDS)
+            assert ready.startswith("connect server ready"), (
+                f"the Connect server did not start in {CONNECT_START_SECONDS} s: "
+                f"{log.read_text()[-3000:]}"
+            )
+            try:
+                code = proc.wait(timeout=CONNECT_RUN_SECONDS)
+            except subprocess.TimeoutExpired:
+                code = None
+            assert code == 0, f"Connect runs ended with {code}: {log.read_text()[-3000:]}"
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return out
+
+
+def _line_within(proc: subprocess.Popen[str], seconds: float) -> str:
+    """The first line ``proc`` prints, or "" when it prints none within ``seconds``."""
+    import selectors
+
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        if not sel.select(timeout=seconds):
+            return ""
+    return proc.stdout.readline()

@@ -15,7 +15,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,7 @@ from neardup_udfs.driver.read import (
     rejects_table,
     repeated_ids,
 )
+from neardup_udfs.io.scratch import ScratchSpaceError, check_room, full, make_scratch
 from neardup_udfs.io.storage import Listed, LocalStorage
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LENGTH, TEXT
@@ -70,12 +71,12 @@ class Block:
     start: int
     end: int
 
-    def read(self) -> pa.Table:
+    def read(self, text_col: str | None = None) -> pa.Table:
         """The block's records (:func:`driver.read.parse_json_lines`)."""
         with open(self.uri.removeprefix("file:"), "rb") as fh:
             fh.seek(self.start)
             data = fh.read(self.end - self.start)
-        return parse_json_lines(data, self.uri, first=self.start == 0)
+        return parse_json_lines(data, self.uri, first=self.start == 0, text_col=text_col)
 
 
 def plan_blocks(
@@ -123,7 +124,7 @@ def _block_rows(block: Block, args: tuple[Any, ...], spill: _Spill) -> _BlockRow
     the text limit and the pipeline), its passing rows' sketches (and shingle sets) to
     ``spill``."""
     id_col, text_col, order_col, max_text_bytes, pipeline = args
-    table = block.read()
+    table = block.read(text_col)
     n = table.num_rows
     text = _strings(table, text_col, block)
     ids = _strings(table, id_col, block) if id_col else None
@@ -163,18 +164,29 @@ class _Spill:
     NAMES = ("sketch", "keys", "sets")
 
     def __init__(self, folder: str, suffix: str, sets: bool) -> None:
+        self.folder = folder
         self.sets = sets
         self.files = {n: open(os.path.join(folder, n + suffix), "wb") for n in self.NAMES}  # noqa: SIM115
         self.sizes: list[I64] = []
 
     def add_sketches(self, features: Sketches) -> None:
-        features.sketch.astype(np.int64, copy=False).tofile(self.files["sketch"])
-        if features.band_keys is not None:
-            features.band_keys.astype(np.int64, copy=False).tofile(self.files["keys"])
+        keys = features.band_keys
+        self._write("sketch", features.sketch.astype(np.int64, copy=False))
+        if keys is not None:
+            self._write("keys", keys.astype(np.int64, copy=False))
 
     def add_sets(self, hashes: Any, offsets: Any) -> None:
-        np.ascontiguousarray(hashes, dtype=np.uint64).tofile(self.files["sets"])
+        self._write("sets", np.ascontiguousarray(hashes, dtype=np.uint64))
         self.sizes.append(np.diff(offsets).astype(np.int64))
+
+    def _write(self, name: str, values: npt.NDArray[Any]) -> None:
+        """``values`` appended to scratch file ``name``; ScratchSpaceError (naming
+        ``spark.local.dir``) when its filesystem has no room for them."""
+        check_room(self.folder, values.nbytes)
+        try:
+            values.tofile(self.files[name])
+        except OSError as e:
+            raise full(e, self.folder) or e from None
 
     def taken(self) -> I64:
         """The sizes of the sets added since the last call."""
@@ -227,15 +239,19 @@ def _read_all(
     first, second = in_two(
         lambda: _read_blocks(blocks[:half], share, args, paths[0]),
         lambda: _read_blocks(blocks[half:], share, args, paths[1]),
-        raised=(Declined,),
+        raised=(Declined, ScratchSpaceError),
     )
     if second is None:
         _log.warning("the streamed read's second process failed: its half ran here")
         second = _read_blocks(blocks[half:], share, args, paths[1])
     for name in _Spill.NAMES:  # the second half's files after the first's
         base = os.path.join(scratch, name)
-        with open(base, "ab") as whole, open(base + "-2", "rb") as rest:
-            shutil.copyfileobj(rest, whole, 16 << 20)
+        check_room(scratch, os.path.getsize(base + "-2"))
+        try:
+            with open(base, "ab") as whole, open(base + "-2", "rb") as rest:
+                shutil.copyfileobj(rest, whole, 16 << 20)
+        except OSError as e:
+            raise full(e, scratch) or e from None
         os.remove(base + "-2")
     return first + second
 
@@ -285,7 +301,7 @@ class StreamedInput(Counted):
             rows = np.flatnonzero(wanted[lo:hi])
             if not len(rows):
                 continue
-            table = block.read()
+            table = block.read(self.text_col)
             ids = None if self.id_col else made_ids(block.uri, lo - self._file_start(i), hi - lo)
             whole = input_table(table, self.types, names, self.id_col, self.text_col, ids)
             yield whole.take(pa.array(rows))
@@ -338,7 +354,7 @@ class BlockTexts:
         block = np.searchsorted(self.block_starts, where[by_row], side="right") - 1
         for lo, hi in _runs(block):
             b = int(block[lo])
-            text = _strings(self.blocks[b].read(), self.text_col, self.blocks[b])
+            text = _strings(self.blocks[b].read(self.text_col), self.text_col, self.blocks[b])
             for at in range(lo, hi, SET_CHUNK):
                 which = by_row[at : min(hi, at + SET_CHUNK)]
                 local = where[which] - int(self.block_starts[b])
@@ -368,6 +384,7 @@ def read_streamed(
     block_bytes: int | None = None,
     sets: bool = False,
     scratch_dir: str | None = None,
+    claimed: Callable[[str], None] | None = None,
 ) -> StreamedInput:
     """``path`` read, checked and fingerprinted a block at a time: the rejects, counts and
     columns of :func:`driver.read.read_jsonl` and the sketches of the core's fingerprint
@@ -376,14 +393,19 @@ def read_streamed(
     :data:`BLOCK_BYTES`). The sketches (and, with ``sets``, for MinHash's exact checks,
     the accepted documents' shingle sets) are kept in files of a scratch folder of this
     call's own under ``scratch_dir`` (default: the system's temporary folder), mapped
-    into memory; :meth:`StreamedInput.close` removes it (as does a failed call)."""
+    into memory; ``claimed`` is told its path before anything is written to it.
+    :meth:`StreamedInput.close` removes it, as does a failed or interrupted call
+    (``KeyboardInterrupt``, ``SystemExit``); ``io.scratch.ScratchSpaceError``, naming
+    ``spark.local.dir``, when its filesystem lacks the room for a write."""
     files = input_files(store or LocalStorage(), path)
     # a JSON string spends at most 6 bytes a byte of text (\u00XX): a longer line is an
     # over-long text, which Spark's reader rejects on its own
     blocks = plan_blocks(files, block_bytes or BLOCK_BYTES, 6 * max_text_bytes + (1 << 20))
     args = (id_col, text_col, order_col, max_text_bytes, pipeline)
-    scratch = tempfile.mkdtemp(prefix="neardup-", dir=scratch_dir)
+    scratch = make_scratch(scratch_dir or tempfile.gettempdir())
     try:
+        if claimed is not None:
+            claimed(scratch)
         return _read_streamed(blocks, files, max_rows, workers, args, scratch, sets)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)

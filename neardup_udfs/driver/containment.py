@@ -30,6 +30,7 @@ import pyarrow as pa
 from neardup_udfs.kernels.containment import (
     contained_pairs,
     containment_order,
+    may_take_place,
     required_shared,
     settle_containment,
     shared_counts,
@@ -67,7 +68,6 @@ def contain_on_driver(
     leader: npt.NDArray[Any],
     empty: npt.NDArray[np.bool_],
     place: I64,
-    length: I64,
     shingle_sets: ShingleSets,
     *,
     threshold: float,
@@ -83,8 +83,6 @@ def contain_on_driver(
         ids, leader, empty: per row, the id, its exact-duplicate group's leader and whether
             normalization left it no text.
         place: per row, its place in the representative rule's order.
-        length: per row, the length of its text (a removed near-duplicate at least as long
-            as the kept document is a candidate container of it).
         shingle_sets: rows -> ``(hashes, offsets, slot)`` (``driver.near.SetSource``).
         threshold: the containment threshold, in (0, 1].
         min_shingles: smaller sets take no part.
@@ -104,7 +102,7 @@ def contain_on_driver(
     relation = np.full(len(ids), None, dtype=object)
     relation[~is_rep] = JACCARD
     promoted = _promote(
-        _Clusters(is_rep, cluster_of, score, relation), ids, leader, empty, place, length,
+        _Clusters(is_rep, cluster_of, score, relation), ids, leader, empty, place,
         shingle_sets, threshold, min_shingles,
     )  # fmt: skip
     is_rep, cluster_of = promoted.is_rep, promoted.cluster_of
@@ -213,7 +211,6 @@ def _promote(
     leader: npt.NDArray[Any],
     empty: npt.NDArray[np.bool_],
     place: I64,
-    length: I64,
     shingle_sets: ShingleSets,
     threshold: float,
     min_shingles: int,
@@ -223,10 +220,12 @@ def _promote(
     the kept one is at least ``threshold`` inside it and has fewer shingles, and every other
     document of the cluster (the kept one's exact copies and near-duplicates; the new kept
     one's own exact copies excepted) is at least ``threshold`` inside it too. Of several
-    such members, the one with the most shingles (then first by the rule) is tried."""
+    such members, the one with the most shingles (then first by the rule) is tried. Every
+    near member is a candidate: its shingles tell, not its text's length (an HTML excerpt's
+    markup can outweigh its page's text)."""
     rep_row = pd.Index(ids).get_indexer(c.cluster_of)
     near = ~c.is_rep & ~empty & (leader != leader[rep_row])
-    cand = np.flatnonzero(near & (length >= length[rep_row]))
+    cand = np.flatnonzero(near)
     if not len(cand):
         return _Promoted(c.is_rep, c.cluster_of, c.score, c.relation)
     reps = np.unique(rep_row[cand])
@@ -238,8 +237,10 @@ def _promote(
     sizes = np.diff(offsets)
     r_of = rep_row[cand]
     n_r, n_m = sizes[set_at[r_of]], sizes[set_at[cand]]
+    larger = may_take_place(n_r, n_m, min_shingles)
+    cand, r_of, n_m, n_r = cand[larger], r_of[larger], n_m[larger], n_r[larger]
     shared = shared_counts(hashes, offsets, set_at[r_of], set_at[cand])
-    fits = (n_r >= min_shingles) & (n_m > n_r) & (shared >= required_shared(n_r, threshold))
+    fits = shared >= required_shared(n_r, threshold)
     cand, r_of, n_m, shared, n_r = cand[fits], r_of[fits], n_m[fits], shared[fits], n_r[fits]
     order = np.lexsort((place[cand], -n_m, r_of))  # per cluster: most shingles, then the rule
     first = order[np.r_[True, r_of[order][1:] != r_of[order][:-1]]] if len(order) else order

@@ -177,9 +177,7 @@ def near_of_sketches(
     if settings.containment is not None:
         with stage("containment") as rows:
             rows.rows_in = counts["kept"]
-            length = features.column(LENGTH).to_numpy(zero_copy_only=False).astype(np.int64)
-            done = contain_on_driver(clusters, ids, leader, empty, place, length,
-                                     sets.shingle_sets,
+            done = contain_on_driver(clusters, ids, leader, empty, place, sets.shingle_sets,
                                      threshold=settings.containment,
                                      min_shingles=settings.containment_min_shingles,
                                      workers=workers)  # fmt: skip

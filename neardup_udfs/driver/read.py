@@ -12,6 +12,7 @@ Spark as before, with the same outputs.
 
 from __future__ import annotations
 
+import re
 import string
 import unicodedata
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from neardup_udfs.io.input_files import unread_files
+from neardup_udfs.io.readers import NOT_UNICODE
 from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
 from neardup_udfs.stages.read import rejects_by_reason
@@ -35,6 +37,7 @@ __all__ = [
     "checked_columns",
     "input_files",
     "input_table",
+    "lone_surrogates",
     "made_ids",
     "merged_types",
     "parse_json_lines",
@@ -135,7 +138,7 @@ def read_jsonl(
     total = sum(f.length for f in files)
     if max_file_bytes is not None and total > max_file_bytes:
         raise Declined(f"the input's {total} bytes exceed the local engine's {max_file_bytes}")
-    tables = [(f, _read_file(f)) for f in files if f.length > 0]
+    tables = [(f, _read_file(f, text_col)) for f in files if f.length > 0]
     tables = [(f, t) for f, t in tables if t.num_rows > 0]
     if not tables:
         raise Declined("the input holds no records")
@@ -213,19 +216,30 @@ def spark_file_uri(uri: str) -> str:
     return "file:" + "".join(out)
 
 
-def _read_file(f: Listed) -> pa.Table:
+def _read_file(f: Listed, text_col: str) -> pa.Table:
     """One file's records (:func:`parse_json_lines`), or :class:`Declined`."""
     with open(f.uri.removeprefix("file:"), "rb") as fh:
         data = fh.read()
-    return parse_json_lines(data, f.uri, first=True)
+    return parse_json_lines(data, f.uri, first=True, text_col=text_col)
 
 
-def parse_json_lines(data: bytes, uri: str, *, first: bool) -> pa.Table:
+def parse_json_lines(
+    data: bytes, uri: str, *, first: bool, text_col: str | None = None
+) -> pa.Table:
     """Records of JSON lines ``data`` (of file ``uri``; ``first``: from its start) as pyarrow
     infers them (fields inferred as timestamps re-read as the strings they are), checked
-    as valid UTF-8, or :class:`Declined`."""
+    as valid UTF-8, or :class:`Declined`.
+
+    A lone surrogate escape (``\\ud800`` without its pair) is read as Spark reads it: in
+    column ``text_col`` it stays, as its own three bytes, for :func:`lone_surrogates` to
+    find (the row is a reject, ``readers.NOT_UNICODE``); in any other string column it is
+    ``?``. One in a field name is :class:`Declined`."""
     if first and (data[:3] == b"\xef\xbb\xbf" or _wide(data[:4])):
         raise Declined(f"{uri} is not plain UTF-8")
+    marked = _marked(data)
+    if marked is not None:  # the marks are not UTF-8: the input's own bytes must be
+        _check_utf8(data, uri)
+        data = marked
     options = pj.ReadOptions(block_size=min(_MAX_BLOCK, max(len(data) + 1, 1 << 20)))
     try:
         table = pj.read_json(pa.BufferReader(data), read_options=options)
@@ -236,11 +250,111 @@ def parse_json_lines(data: bytes, uri: str, *, first: bool) -> pa.Table:
             table = pj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as e:
         raise Declined(f"{uri}: {str(e).splitlines()[0]}") from None
+    except UnicodeDecodeError:  # a field name with a mark
+        raise Declined(f"{uri}: a field name holds a lone surrogate") from None
+    if marked is not None:
+        return _surrogates_as_spark_reads_them(table, uri, text_col)
     try:
         table.validate(full=True)  # invalid UTF-8: Spark's reader rejects those lines
     except pa.ArrowInvalid as e:
         raise Declined(f"{uri} is not valid UTF-8 ({e})") from None
     return table
+
+
+# a run of backslashes, u and a surrogate's 4 hex digits (JSON's \u is lower case), and the
+# low surrogate escape right after it, if any: the run's length tells whether the first is an
+# escape (odd) or text (an escaped backslash, then "ud800")
+_SURROGATE = re.compile(
+    rb"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?"
+)
+
+
+def _mark(code: bytes) -> bytes:
+    """The lone surrogate escaped as ``code`` (4 hex digits) as its own three bytes
+    (surrogatepass UTF-8: ED A0..BF xx, which valid UTF-8 never holds)."""
+    return chr(int(code, 16)).encode("utf-8", "surrogatepass")
+
+
+def _marked(data: bytes) -> bytes | None:
+    """``data`` with each lone surrogate escape (a high one without the low one after it, a
+    low one alone) as its three bytes (:func:`_mark`); None when it holds none."""
+    if b"\\ud" not in data and b"\\uD" not in data:
+        return None
+    found = False
+
+    def lone(m: re.Match[bytes]) -> bytes:
+        nonlocal found
+        run, first, low = m.group(1), m.group(2), m.group(3)
+        if len(run) % 2 == 0:  # "\\" then text: only the low escape after it counts
+            if low is None:
+                return m.group(0)
+            found = True
+            return run + b"u" + first + _mark(low)
+        if low is not None and first[1:2] in b"89abAB":  # a pair
+            return m.group(0)
+        found = True
+        return run[:-1] + _mark(first) + (b"" if low is None else _mark(low))
+
+    out = _SURROGATE.sub(lone, data)
+    return out if found else None
+
+
+def _check_utf8(data: bytes, uri: str) -> None:
+    """:class:`Declined` unless ``data`` is valid UTF-8 (Spark's reader rejects the lines
+    that are not), checked without a copy."""
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64))
+    whole = pa.Array.from_buffers(pa.large_string(), 1, [None, offsets, pa.py_buffer(data)])
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid as e:
+        raise Declined(f"{uri} is not valid UTF-8 ({e})") from None
+
+
+def _surrogates_as_spark_reads_them(table: pa.Table, uri: str, text_col: str | None) -> pa.Table:
+    """``table`` (read from marked lines, :func:`_marked`) with each mark outside column
+    ``text_col`` replaced by ``?``, as Spark reads a lone surrogate into a string."""
+    columns = []
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if name != text_col and pa.types.is_string(column.type):
+            column = column.combine_chunks()
+            rows = lone_surrogates(column)
+            if rows.any():
+                fixed = [
+                    _SURROGATE_CHAR.sub("?", v.decode("utf-8", "surrogatepass"))
+                    for v in column.filter(pa.array(rows)).cast(pa.binary()).to_pylist()
+                ]
+                column = pc.replace_with_mask(column, pa.array(rows), pa.array(fixed, pa.string()))
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
+
+
+_SURROGATE_CHAR = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogates(strings: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.bool_]:
+    """Which of ``strings`` hold a lone surrogate, as :func:`parse_json_lines` leaves one in
+    the text column: the three bytes ED A0..BF xx, never in valid UTF-8."""
+    chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
+    parts = [_marked_rows(c) for c in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def _marked_rows(array: pa.Array) -> npt.NDArray[np.bool_]:
+    n = len(array)
+    out = np.zeros(n, dtype=bool)
+    large = pa.types.is_large_string(array.type)
+    if not n or not (large or pa.types.is_string(array.type)):
+        return out
+    _, offsets, data = array.buffers()
+    if data is None:
+        return out
+    at = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)
+    at = at[array.offset : array.offset + n + 1]
+    body = np.frombuffer(data, dtype=np.uint8)[at[0] : at[-1]]
+    lead = np.flatnonzero(body[:-1] == 0xED)
+    marks = lead[body[lead + 1] >= 0xA0] + at[0]
+    out[np.searchsorted(at, marks, side="right") - 1] = True
+    return out
 
 
 def _wide(head: bytes) -> bool:
@@ -282,8 +396,9 @@ def reject_reasons(
     max_text_bytes: int,
 ) -> npt.NDArray[Any]:
     """Each row's reason for rejects by the per-row rules of ``stages.rejects.split_rejects``
-    (None: it passes), the first that matches: ``null doc_id`` (``ids`` None: never),
-    ``null text``, ``text larger than N bytes``."""
+    (None: it passes), the first that matches: the reader's :data:`readers.NOT_UNICODE` (a
+    text with a lone surrogate, :func:`lone_surrogates`), ``null doc_id`` (``ids`` None:
+    never), ``null text``, ``text larger than N bytes``."""
     reason = np.full(len(text), None, dtype=object)
     rules = [
         (size > max_text_bytes, f"text larger than {max_text_bytes} bytes"),
@@ -291,6 +406,7 @@ def reject_reasons(
     ]
     if ids is not None:
         rules.append((ids.is_null().to_numpy(zero_copy_only=False), "null doc_id"))
+    rules.append((lone_surrogates(text), NOT_UNICODE))
     for mask, why in rules:  # the first rule that matches wins: applied last
         reason[mask] = why
     return reason

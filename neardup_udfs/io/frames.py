@@ -1,11 +1,12 @@
-"""A DataFrame given as a job's input (the library's ``dedup(df)``, the dedup job's
-``input_table``): its columns checked from its schema alone, before any Spark job runs."""
+"""DataFrames crossing the driver: one given as a job's input (the library's ``dedup(df)``,
+the dedup job's ``input_table``), its columns checked from its schema alone, before any
+Spark job runs; and an Arrow table the driver computed, handed back to Spark as a frame."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import ArrayType, BinaryType, MapType, StringType, StructType
 
 from neardup_udfs.io.readers import InputError
@@ -20,11 +21,32 @@ from neardup_udfs.schemas import (
     TEXT,
 )
 
-__all__ = ["RESERVED", "check_columns", "check_image_columns"]
+__all__ = ["RESERVED", "arrow_frame", "check_batch", "check_columns", "check_image_columns"]
 
 RESERVED = (DOC_ID, TEXT, REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE, SOURCE_LINE)
 """Column names the run adds to the rows it checks: an input column of one of these names
 (other than the id or text column given) is refused."""
+
+
+def arrow_frame(spark: SparkSession, table: Any) -> DataFrame:
+    """``table`` (a pyarrow Table) as a DataFrame of ``spark`` with the table's own columns
+    and types, on a classic or a Spark Connect session alike, with rows or without (Connect
+    cannot infer a schema from an empty table: it is always given)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return spark.createDataFrame(table, schema=from_arrow_schema(table.schema))
+
+
+def check_batch(df: Any, api: str) -> None:
+    """InputError when ``df`` is a streaming DataFrame (``df.isStreaming``): the library's
+    ``api`` (``dedup``, ...) runs batch jobs over a whole frame; a stream goes through it a
+    micro-batch at a time (Structured Streaming's ``foreachBatch``). Starts no query."""
+    if isinstance(df, DataFrame) and df.isStreaming:
+        raise InputError(
+            f"{api}() does not take a streaming DataFrame (df.isStreaming): call {api} on "
+            "each micro-batch through foreachBatch, e.g. df.writeStream.foreachBatch("
+            f"lambda batch, batch_id: {api}(batch, ...)).start()"
+        )
 
 
 def check_columns(df: Any, id_col: str, text_col: str, order_col: str | None = None) -> None:

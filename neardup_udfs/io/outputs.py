@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.scratch import remove_scratch
 from neardup_udfs.io.storage import FileStore, Storage, StorageError, file_in_the_way, join
 
 __all__ = [
@@ -183,6 +184,13 @@ class OutputClaim:
             except Exception as e:  # the session is closing: the run's end releases the lock
                 _log.debug("lock heartbeat %s: %s", self.lock, e)
 
+    def note_scratch(self, folder: str) -> None:
+        """The lock names ``folder``, a scratch folder of this run's own on this host, so that
+        a later run that finds the lock stale (this run was killed) removes it
+        (``io.scratch.remove_scratch``)."""
+        self.holder = {**self.holder, "scratch": [*self.holder.get("scratch", []), folder]}
+        self.store.replace_in_place(self.lock, _lock_body(self.holder))
+
     def release(self) -> None:
         """The lock is gone (idempotent); outputs stay."""
         if not self.released:
@@ -284,6 +292,8 @@ def _take_lock(store: FileStore, output: str, lock: str, job: str) -> dict[str, 
                 f"{holder.get('started')}); if no run is using it, delete {lock!r}"
             )
         _log.warning("output %s: removing the stale lock of a run that ended (%s)", output, holder)
+        if holder is not None and holder.get("host") == socket.gethostname():
+            remove_scratch(str(f) for f in holder.get("scratch") or [])
         store.delete(lock)
     raise OutputRefused(f"output {output!r}: could not take its lock {lock!r}")
 

@@ -52,6 +52,7 @@ __all__ = [
     "MALFORMED_JSON",
     "MANIFEST_NAME",
     "NOT_A_STRING",
+    "NOT_UNICODE",
     "NOT_UTF8",
     "NOT_UTF16",
     "NOT_UTF32",
@@ -62,6 +63,7 @@ __all__ = [
     "open_uri",
     "read_input",
     "read_warc",
+    "require_input",
     "with_empty_files",
 ]
 
@@ -76,6 +78,11 @@ NOT_A_STRING = "text is not a string"  # a JSON-lines text value that is a numbe
 NOT_UTF8 = "not valid UTF-8"  # a JSON-lines line whose bytes are not text in its encoding
 NOT_UTF16 = "not valid UTF-16"
 NOT_UTF32 = "not valid UTF-32"
+# a JSON-lines text value holding a lone surrogate (an escape such as \ud800 without its pair
+# of \udc00-\udfff, or one of those alone): a string no UTF-8 text holds. Elsewhere than the
+# text (the id, another field) one is read as '?', as Spark reads it; the rule is one:
+# ``_not_unicode`` (Spark), ``driver.read.lone_surrogates`` (the local engine)
+NOT_UNICODE = "text is not valid Unicode (a lone surrogate escape, e.g. \\ud800)"
 # a .gz JSON-lines file that breaks off (or turns to garbage): one reject for all it has left
 GZIP_TRUNCATED = "gzip stream ends early: this line and the rest of the file are lost"
 GZIP_CORRUPT = "corrupt gzip stream: this line and the rest of the file cannot be read"
@@ -96,6 +103,15 @@ class EmptyInput(InputError):
             f"input path {path!r} holds no records (no files, or only empty ones); pass "
             "--allow-empty-input (allow_empty_input = true) to make that an empty run"
         )
+
+
+def require_input(store: HadoopStorage, path: str) -> None:
+    """:class:`InputError` when input ``path`` names nothing (a glob: matches nothing).
+    Checked before Spark's reader is asked: its failed listing is a WARN with a Java stack
+    of some 90 frames (``FileStreamSink``, under Spark's default log4j profile) beside
+    the job's own line."""
+    if not store.matches(path):
+        raise InputError(f"input path {path!r} does not exist")
 
 
 def read_input(
@@ -157,6 +173,7 @@ def read_input(
             records = records.withColumn(DOC_ID, F.col(id_col))
         return records, TEXT
     store = HadoopStorage(spark)
+    require_input(store, path)
     pattern = store.pattern(path)  # a path that exists as written is read literally
     df: DataFrame | None
     try:
@@ -672,9 +689,9 @@ def _open_listed(uri: str) -> tuple[IO[bytes], int]:
 
 def _json_checked(source: _JsonSource, schema: StructType, text_col: str) -> DataFrame:
     """JSON lines read with ``schema`` (as Spark infers it), except that a text value that is
-    not a JSON string stays out of the text column and its row, like a line that is not JSON
-    (or not text) at all, has ``read_error`` set (with the raw line and its file kept for
-    :func:`malformed_lines`)."""
+    not a JSON string, or not Unicode (:data:`NOT_UNICODE`), stays out of the text column and
+    its row, like a line that is not JSON (or not text) at all, has ``read_error`` set (with
+    the raw line and its file kept for :func:`malformed_lines`)."""
     fields = schema.fields
     malformed = CORRUPT_RECORD in schema.fieldNames()
     several = source.lines is not None  # rows carry their file, line and reader's error
@@ -682,28 +699,52 @@ def _json_checked(source: _JsonSource, schema: StructType, text_col: str) -> Dat
     if not as_string and not malformed:
         return source.read(schema)  # no text column, or one of another type: split_rejects
     error = F.lit(None).cast("string")
+    corrupt = F.col(CORRUPT_RECORD)
     if as_string:  # Spark turns 42 or ["a"] into the text "42" / '["a"]': read the JSON value
         variant = [
             StructField(f.name, VariantType(), True) if f.name == text_col else f for f in fields
         ]
+        if not malformed:  # a text the variant cannot hold makes its line a corrupt record
+            variant.append(StructField(CORRUPT_RECORD, StringType(), True))
         value = F.col(text_col)
         df = source.read(StructType(variant)).withColumn("__kind", F.schema_of_variant(value))
         kind = F.col("__kind")
-        error = F.when(kind.isNotNull() & ~kind.isin("STRING", "VOID"), F.lit(NOT_A_STRING))
+        error = F.when(_not_unicode(corrupt, text_col), F.lit(NOT_UNICODE)).when(
+            kind.isNotNull() & ~kind.isin("STRING", "VOID"), F.lit(NOT_A_STRING)
+        )
         text = F.when(kind == "STRING", F.variant_get(value, "$", "string"))
         df = df.withColumn(READ_ERROR, error).withColumn(text_col, text).drop("__kind")
+        if not malformed:
+            df = df.drop(CORRUPT_RECORD)
         error = F.col(READ_ERROR)
     else:
         df = source.read(schema)
     if malformed:  # Spark keeps the line's bytes as they are: they may not be UTF-8
-        corrupt = F.col(CORRUPT_RECORD)
         unparsed = F.when(F.is_valid_utf8(corrupt), F.lit(MALFORMED_JSON)).otherwise(NOT_UTF8)
-        error = F.when(corrupt.isNotNull(), unparsed).otherwise(error)
+        parsed = error.eqNullSafe(F.lit(NOT_UNICODE))  # its line is JSON: its own reason
+        error = F.when(corrupt.isNotNull() & ~parsed, unparsed).otherwise(error)
         if not several:
             df = df.withColumn(SOURCE_FILE, F.col("_metadata.file_path"))
     if several:
         error = F.when(F.col(_PROBLEM).isNotNull(), F.col(_PROBLEM)).otherwise(error)
     return df.withColumn(READ_ERROR, error).drop(_PROBLEM)
+
+
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}"  # \ud800 to \udfff, as Java regex
+
+
+def _not_unicode(corrupt: Column, text_col: str) -> Column:
+    """True for a row whose text Spark's variant could not hold (``corrupt``: its line, set
+    for it alone) while the line is JSON with a surrogate escape: its text holds a lone
+    surrogate (:data:`NOT_UNICODE`; Spark reads one as ``?`` in a string column)."""
+    strings = StructType(
+        [StructField(text_col, StringType()), StructField(CORRUPT_RECORD, StringType())]
+    )
+    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT_RECORD}
+    parses = F.from_json(corrupt, strings, options)[CORRUPT_RECORD].isNull()
+    return (
+        corrupt.isNotNull() & F.is_valid_utf8(corrupt) & corrupt.rlike(_SURROGATE_ESCAPE) & parses
+    )
 
 
 def malformed_lines(tagged: DataFrame) -> DataFrame:
@@ -790,11 +831,13 @@ def read_warc(
         executor (``local``, ``hdfs://``, ``s3://`` / ``s3a://`` and any filesystem pyarrow
         knows), ``rows`` at a time, so a file's size does not bound memory.
     """
+    store = HadoopStorage(spark)
+    require_input(store, path)
     try:
         files = (
             spark.read.format("binaryFile")
             .option("recursiveFileLookup", "true")
-            .load(HadoopStorage(spark).pattern(path))
+            .load(store.pattern(path))
             .select("path", "length")  # the content column is never read
         )
         n_files = files.count()

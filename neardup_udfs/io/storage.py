@@ -210,6 +210,17 @@ class HadoopStorage:
         except Exception:  # py4j, StorageError: a malformed name; Hadoop's glob says what it is
             return False
 
+    def matches(self, path: str) -> bool:
+        """Does ``path`` (as Spark's readers take it: :meth:`pattern`) name a file or
+        directory, a glob at least one? True when the filesystem cannot say (a permission
+        error): Spark's reader then gives its own."""
+        try:
+            fs, p = self._open(self.pattern(path))
+            found = fs.globStatus(p)
+        except Exception:  # py4j: AccessControlException, ...; StorageError: a bad URI
+            return True
+        return found is not None and len(found) > 0
+
     def walk(self, path: str) -> builtins.list[Listed]:
         """Every file under directory ``path`` read as written (no glob expansion),
         recursively, checksum files included; empty when ``path`` is not a directory."""

@@ -15,6 +15,13 @@ Brotli (``Content-Encoding: br``) is decoded here, with Google's ``brotli`` pack
 warcio: warcio 1.8's brotli hook is written for brotlipy's decompressor (it sets an
 attribute on it and calls ``decompress``), which Google's ``brotli.Decompressor`` refuses,
 so every brotli page failed as ``undecodable payload (AttributeError)``.
+
+gzip and deflate are decoded here too, with :mod:`zlib`: warcio passes a body its
+decompressor refuses at the first block through as it is, silently stops at a stream that
+ends early or breaks later, and knows no ``x-gzip``, so garbage declared gzip became a
+document of its bytes (issue 50). The reader keeps warcio's one leniency that crawls need
+(a page some crawlers store decoded under the Content-Encoding it was served with) only
+for bodies that are text (:func:`_binary`), and rejects the rest by name.
 """
 
 from __future__ import annotations
@@ -49,6 +56,12 @@ HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 EXTRACTORS = ("raw", "resiliparse")
 GZIP_MAGIC = b"\x1f\x8b\x08"
 BROTLI_BLOCK = 1 << 16  # compressed bytes read at a time from a brotli payload
+INFLATE_BLOCK = 1 << 16  # compressed bytes read at a time from a gzip or deflate payload
+# Content-Encoding values that leave the body as it is ("none" is not standard but is sent)
+IDENTITY = frozenset({"", "identity", "none"})
+SNIFF_BYTES = 1445  # how much of a body is looked at to tell text from binary (WHATWG sniffing)
+# bytes that text never holds: WHATWG MIME sniffing's "binary data bytes"
+BINARY_BYTES = frozenset([*range(0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
 
 # one row per record (or unreadable byte range); read_error set = the row goes to rejects/
 COLUMNS = (
@@ -209,9 +222,12 @@ def _row(record: ArcWarcRecord, path: str, offset: int, options: WarcOptions) ->
     row["content_type"] = media
     reason = _not_a_document(record, row, media, options)
     if reason is None:
-        payload, reason, row["lost_bytes"] = _payload(record, options.max_bytes)
+        text = options.payload != "bytes"
+        payload, reason, row["lost_bytes"] = _payload(record, options.max_bytes, text)
         if reason is None and options.payload == "bytes":
             row["content"] = payload
+        elif reason is None and payload.startswith(GZIP_MAGIC):
+            reason = "undecodable payload (gzip data not declared)"  # no Content-Encoding says so
         elif reason is None:
             row["text"], row[CHARSET_OVERRIDDEN] = _text(payload, media, charset, options.extractor)
     if reason is not None:
@@ -245,14 +261,17 @@ def _not_a_document(
     return None
 
 
-def _payload(record: ArcWarcRecord, max_bytes: int) -> tuple[bytes, str | None, int]:
+def _payload(
+    record: ArcWarcRecord, max_bytes: int, text: bool = True
+) -> tuple[bytes, str | None, int]:
     """The record's payload (de-chunked, content-decoded), or why it cannot be had; and how
     many of the bytes the record declares the file does not hold.
 
-    A brotli payload that ends unfinished is a ``truncated record`` when the file lacks
-    bytes of the record, else ``undecodable payload (brotli data cut short)``."""
+    A brotli, gzip or deflate payload that ends unfinished is a ``truncated record`` when the
+    file lacks bytes of the record, else ``undecodable payload (<encoding> data cut
+    short)``."""
     try:
-        data = _content(record, max_bytes + 1)
+        data = _content(record, max_bytes + 1, text)
     except _CutShort as e:
         missing = int(getattr(record.raw_stream, "limit", 0))  # the body was read to its end
         if missing > 0:
@@ -278,17 +297,100 @@ class _CutShort(_Undecodable):
     """The encoded payload ends before its encoding does."""
 
 
-def _content(record: ArcWarcRecord, limit: int) -> bytes:
+def _content(record: ArcWarcRecord, limit: int, text: bool = True) -> bytes:
     """At most ``limit`` bytes of the record's payload, de-chunked and content-decoded:
-    brotli (``Content-Encoding: br``) by :func:`_unbrotli`, every other encoding by warcio."""
+    brotli (``Content-Encoding: br``) by :func:`_unbrotli`, gzip (``x-gzip``) and deflate by
+    :func:`_inflate`, no encoding (or ``identity``) by warcio's de-chunking.
+
+    Raises :class:`_Undecodable` (``unsupported content encoding <name>``) for any other
+    encoding (``zstd``, ``compress``, a list of codings) when ``text`` (a text document is
+    read) and the body is binary; a body that is text is taken as stored decoded, as it is.
+    Not ``text`` (``payload = "bytes"``: images), a body is never judged by its bytes: one
+    that is not the declared stream passes as it is, for the image decoder to judge."""
     http = record.http_headers
     encoding = http.get_header("Content-Encoding") if http is not None else None
-    if encoding is None or encoding.strip().lower() != "br":
+    coding = (encoding or "").strip().lower()
+    if coding in IDENTITY:
         return record.content_stream().read(limit)
     chunked = (http.get_header("Transfer-Encoding") or "").strip().lower() == "chunked"
-    # de-chunked only (no decomp_type): warcio's reader never sees the brotli bytes
+    # de-chunked only (no decomp_type): warcio's decompressors never see the encoded bytes
     body = ChunkedDataReader(record.raw_stream) if chunked else record.raw_stream
-    return _unbrotli(body, limit)
+    if coding == "br":
+        return _unbrotli(body, limit)
+    if coding in ("gzip", "x-gzip", "deflate"):
+        return _inflate(body, limit, "deflate" if coding == "deflate" else "gzip", text)
+    head = body.read(min(limit, INFLATE_BLOCK))
+    if text and _binary(head):
+        raise _Undecodable(f"unsupported content encoding {coding}")
+    return head + body.read(limit - len(head))
+
+
+def _binary(head: bytes) -> bool:
+    """Is a body that starts with ``head`` binary, not text? WHATWG MIME sniffing's rule for
+    "text or binary": a UTF-8 or UTF-16 byte order mark is text, else any of
+    ``BINARY_BYTES`` in the first ``SNIFF_BYTES`` bytes is binary."""
+    if head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE)):
+        return False
+    return not BINARY_BYTES.isdisjoint(head[:SNIFF_BYTES])
+
+
+def _zlib_header(head: bytes) -> bool:
+    """Does ``head`` start with a zlib stream's header (RFC 1950: deflate, window <= 32 KiB,
+    check bits)?"""
+    return (
+        len(head) >= 2
+        and head[0] & 0x0F == 8
+        and head[0] >> 4 <= 7
+        and (head[0] << 8 | head[1]) % 31 == 0
+    )
+
+
+def _inflate(body: IO[bytes], limit: int, coding: str, text: bool = True) -> bytes:
+    """The first ``limit`` bytes (all, when fewer) of what the ``gzip`` or ``deflate`` body
+    decodes to; an empty ``body`` is an empty payload.
+
+    What the body is, first match wins: gzip magic (``gzip``) or a zlib header
+    (``deflate``): that stream; text (not :func:`_binary`), or any body when not ``text``
+    (images, see :func:`_content`): a payload stored decoded, returned as it is (warcio's
+    leniency, which crawls need); ``deflate``: raw deflate data (servers send both); else
+    not ``gzip``. The first stream only is decoded: bytes after its end are
+    ignored (as browsers and warcio do).
+
+    Guarantees: ``body`` is read ``INFLATE_BLOCK`` bytes at a time and decoding stops once
+    ``limit`` bytes are out (bounded memory, as :func:`_unbrotli`). Raises
+    :class:`_Undecodable` (``corrupt <coding> data``) for bytes that are not the stream or
+    break it (a failed check, a bad block), and :class:`_CutShort` (``<coding> data cut
+    short``) for a stream that ends unfinished.
+    """
+    data = body.read(INFLATE_BLOCK)
+    if not data:
+        return b""
+    if coding == "gzip" and data.startswith(GZIP_MAGIC[:2]):
+        wbits = 16 + zlib.MAX_WBITS
+    elif coding == "deflate" and _zlib_header(data):
+        wbits = zlib.MAX_WBITS
+    elif not text or not _binary(data):
+        return (data + body.read(max(0, limit - len(data))))[:limit]
+    elif coding == "deflate":
+        wbits = -zlib.MAX_WBITS
+    else:
+        raise _Undecodable("corrupt gzip data")
+    inflater = zlib.decompressobj(wbits)
+    pieces: list[bytes] = []
+    held = 0
+    while held < limit and not inflater.eof:
+        if not data:
+            data = body.read(INFLATE_BLOCK)
+            if not data:
+                raise _CutShort(f"{coding} data cut short")
+        try:
+            piece = inflater.decompress(data, limit - held)
+        except zlib.error as e:
+            raise _Undecodable(f"corrupt {coding} data") from e
+        pieces.append(piece)
+        held += len(piece)
+        data = inflater.unconsumed_tail
+    return b"".join(pieces)[:limit]
 
 
 def _unbrotli(body: IO[bytes], limit: int) -> bytes:

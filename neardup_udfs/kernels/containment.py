@@ -14,6 +14,7 @@ cuts the checks: a qualifying pair hits at least one more than the prefix's extr
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,7 @@ from neardup_udfs.kernels.compiled import kernel
 __all__ = [
     "contained_pairs",
     "containment_order",
+    "may_take_place",
     "prefix_lengths",
     "required_shared",
     "settle_containment",
@@ -39,6 +41,17 @@ def required_shared(sizes: npt.ArrayLike, threshold: float) -> I64:
     contained: ``ceil(threshold * size)``, at least 1."""
     n = np.asarray(sizes, dtype=np.int64)
     return np.maximum(np.ceil(threshold * n - _EPS).astype(np.int64), 1)
+
+
+def may_take_place(kept: Any, member: Any, min_shingles: int) -> Any:
+    """Whether a removed near-duplicate with ``member`` shingles may be kept in place of its
+    cluster's kept document with ``kept`` shingles (if that one is verified inside it):
+    the kept one takes part (at least ``min_shingles``) and the member has more shingles.
+
+    Shingle counts, never text lengths: an HTML page's raw text (its markup) can be longer
+    than a page whose visible text holds it. The one rule of both engines: numpy arrays and
+    Spark columns alike (``driver.containment``, ``stages.containment``)."""
+    return (kept >= min_shingles) & (member > kept)
 
 
 def prefix_lengths(sizes: npt.ArrayLike, threshold: float) -> I64:

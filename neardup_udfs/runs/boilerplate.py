@@ -28,13 +28,13 @@ from neardup_udfs.schemas import DOC_ID, TEXT
 from neardup_udfs.stages.passages import (
     keep_counts,
     keep_one,
+    passage_docs,
     region_signatures,
     representative_keys,
 )
 from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (
     WINNOW_VERSION,
-    cover_regions,
     doc_freq,
     fingerprints,
     remove_regions,
@@ -111,17 +111,12 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
 
     with clock.stage("cover"):
         freq = doc_freq(fps, group)
-        if keep:
-            signed = region_signatures(
-                fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
-            )
-            signed, summary.regions = cache.materialize(signed)
-            regions = signed.select(DOC_ID, "start", "length")
-        else:
-            regions = cover_regions(
-                fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
-            )
-            regions, summary.regions = cache.materialize(regions)
+        # signatures under keep none too: boilerplate_top/ counts a passage's holders by them
+        signed = region_signatures(
+            fps, freq, config.kgram_bytes, config.min_docs, config.min_run, group
+        )
+        signed, summary.regions = cache.materialize(signed)
+        regions = signed.select(DOC_ID, "start", "length")
         summary.docs_with_boilerplate = regions.select(DOC_ID).distinct().count()
 
     removed, out_regions = regions, regions
@@ -151,7 +146,7 @@ def _run(spark: SparkSession, config: BoilerplateConfig, run: RunScope) -> Summa
         totals = measured.agg(F.sum("__in"), F.sum(F.col("__in") - F.col("__out"))).first()
         summary.bytes_in = int(totals[0] or 0) if totals else 0
         summary.bytes_removed = int(totals[1] or 0) if totals else 0
-        top = top_passages(good, regions, config.top)
+        top = top_passages(good, signed, config.top, config.min_docs)
 
     if n_cleaned != n_good or n_cleaned + summary.rejected != summary.input:
         raise LostRecords(
@@ -195,23 +190,23 @@ def pipeline_id(config: BoilerplateConfig) -> str:
     return f"{base};keep=one,rule={config.representative}{limit}"
 
 
-def top_passages(docs: DataFrame, regions: DataFrame, top: int) -> DataFrame:
+def top_passages(docs: DataFrame, signed: DataFrame, top: int, min_docs: int) -> DataFrame:
     """``passage, length, docs``: the ``top`` boilerplate passages held by the most documents
-    (then the longest, then by bytes). A passage is counted by the region's bytes
-    (``length`` of them) and shown as a person reads it: the region of one of its documents
-    widened to whole UTF-8 characters (a region may start or end inside one), decoded."""
+    (then the longest, then by signature), of those held by ``min_docs`` documents or more.
+
+    A passage is a region signature of ``signed`` (``doc_id, start, length, signature``):
+    ``docs`` counts the documents holding it, with a region of that signature or of one
+    containing it (``stages.passages.passage_docs``), so copies cut differently at their
+    edges and copies inside longer regions count. It is shown as its first region of exactly
+    that signature (the smallest id, then start): ``length`` that region's bytes, the
+    passage the region widened to whole UTF-8 characters (a region may start or end inside
+    one), decoded, as a person reads it."""
     text = F.col(TEXT)
     if isinstance(docs.schema[TEXT].dataType, StringType):
         text = F.encode(text, "UTF-8")
-    data = docs.select(DOC_ID, text.alias("__bytes"))
-    cut = F.substr(F.col("__bytes"), F.col("start") + 1, F.col("length"))
-    passages = regions.join(data, DOC_ID).select(DOC_ID, "start", cut.alias("__cut"), "length")
-    counted = passages.groupBy("__cut", "length").agg(
-        F.countDistinct(DOC_ID).alias("docs"), F.min(F.struct(DOC_ID, "start")).alias("__at")
-    )
-    order = [F.col("docs").desc(), F.col("length").desc(), F.col("__cut")]
-    best = counted.orderBy(*order).limit(top)
-    at = best.select("*", F.col("__at")[DOC_ID].alias(DOC_ID), F.col("__at.start").alias("__start"))
-    shown = at.join(data, DOC_ID)  # at most ``top`` texts
-    passage = whole_characters_udf()(F.col("__bytes"), F.col("__start"), F.col("length"))
+    held = passage_docs(signed).where(F.col("docs") >= min_docs)
+    order = [F.col("docs").desc(), F.col("length").desc(), F.col("signature")]
+    best = held.orderBy(*order).limit(top)
+    shown = best.join(docs.select(DOC_ID, text.alias("__bytes")), DOC_ID)  # at most ``top``
+    passage = whole_characters_udf()(F.col("__bytes"), F.col("start"), F.col("length"))
     return shown.orderBy(*order).select(passage.alias("passage"), "length", "docs")

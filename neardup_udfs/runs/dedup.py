@@ -23,7 +23,7 @@ from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.driver.near import near_on_driver
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexManifest, IndexStoreError
-from neardup_udfs.io.frames import check_columns
+from neardup_udfs.io.frames import arrow_frame, check_columns
 from neardup_udfs.io.outputs import check_directory
 from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
 from neardup_udfs.io.report_files import run_keys, write_report
@@ -479,8 +479,8 @@ def _driver_core(
     found = near_on_driver(table, pipeline, settings, order=order, clock=clock,
                            workers=driver_cores(spark))  # fmt: skip
     take_counts(summary, found.counts)
-    clusters = spark.createDataFrame(found.clusters)
-    verified = spark.createDataFrame(found.pairs.drop_columns([BAND]))
+    clusters = arrow_frame(spark, found.clusters)
+    verified = arrow_frame(spark, found.pairs.drop_columns([BAND]))
     return Core(
         clusters,
         verified,

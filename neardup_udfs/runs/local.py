@@ -33,9 +33,10 @@ from neardup_udfs.driver.outputs import (
     write_parquet_parts,
 )
 from neardup_udfs.driver.read import Declined, LocalInput, input_files, read_jsonl
-from neardup_udfs.io.outputs import claim_output
+from neardup_udfs.io.outputs import OutputClaim, claim_output
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.report_files import write_report
+from neardup_udfs.io.scratch import scratch_parent
 from neardup_udfs.io.storage import LocalStorage, StorageError, join
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
 from neardup_udfs.runs.dedup import (
@@ -135,7 +136,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             texts_of: Any = texts
             rejects, n_good, docs_tables = held.read.rejects, held.read.n_good, None
         else:
-            streamed = _read_streamed(config, pipeline, conf, budget, clock, summary)
+            streamed = _read_streamed(config, pipeline, conf, budget, clock, summary, claim)
             engine = _engine_entry("streamed", streamed.need, budget, source)
             engine["blocks"] = len(streamed.read.blocks)
             read = streamed.read
@@ -254,9 +255,12 @@ def _read_streamed(
     budget: int,
     clock: StageClock,
     summary: Summary,
+    claim: OutputClaim,
 ) -> _Streamed:
     """The input read, checked and fingerprinted a block at a time, or :class:`Declined`
-    when its documents do not fit ``budget`` even so."""
+    when its documents do not fit ``budget`` even so; its scratch folder (under
+    ``spark.local.dir``) is noted in ``claim``'s lock, so that the next run of the output
+    removes it if this one is killed before it can."""
     with clock.stage("fingerprint") as rows:  # the streamed read fingerprints as it reads
         read = read_streamed(
             config.input,
@@ -268,7 +272,8 @@ def _read_streamed(
             workers=driver_cores(conf),
             max_rows=max(0, budget - STREAM_BASE_BYTES) // STREAM_BYTES_PER_DOC,
             sets=pipeline.kind == "minhash" and config.verification != "estimate",
-            scratch_dir=scratch_dir(conf),
+            scratch_dir=scratch_parent(conf),
+            claimed=claim.note_scratch,
         )
         need = STREAM_BASE_BYTES + STREAM_BYTES_PER_DOC * read.n_good
         if need > budget:
@@ -277,13 +282,6 @@ def _read_streamed(
         summary.input_stats = read.stats
         rows.rows_in, rows.rows_out = read.rows, read.n_good
     return _Streamed(read, need)
-
-
-def scratch_dir(conf: Mapping[str, str]) -> str | None:
-    """Where the local engine keeps scratch files: the first folder of ``spark.local.dir``
-    (Spark's own scratch space), else the system's temporary folder (None)."""
-    first = conf.get("spark.local.dir", "").split(",")[0].strip()
-    return first.removeprefix("file:") or None
 
 
 def _texts_by_id(read: StreamedInput) -> Any:

@@ -30,6 +30,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType
 
+from neardup_udfs.io.frames import arrow_frame
 from neardup_udfs.kernels.greedy import (
     AnchoredInconsistent,
     edge_nodes,
@@ -120,7 +121,7 @@ def _long_frame(spark: SparkSession, columns: dict[str, Any]) -> DataFrame:
     """A DataFrame of the given numpy columns, through Arrow."""
     import pyarrow as pa
 
-    return spark.createDataFrame(pa.table(columns))
+    return arrow_frame(spark, pa.table(columns))
 
 
 def _score_array(values: npt.NDArray[Any], higher_is_closer: bool) -> Any:
@@ -138,7 +139,7 @@ def _whole_on_driver(graph: DataFrame, score: str, higher_is_closer: bool) -> Da
     lo, hi, values = _arrays(graph, "lo", "hi", score)
     node, rep, value = greedy_assignment(lo, hi, values, higher_is_closer)
     table = pa.table({"node": node, "rep": rep, score: _score_array(value, higher_is_closer)})
-    out = graph.sparkSession.createDataFrame(table)
+    out = arrow_frame(graph.sparkSession, table)
     return out.select("node", "rep", F.col(score).cast(graph.schema[score].dataType))
 
 
@@ -164,10 +165,14 @@ def _named_on_driver(
     lo, hi = np.minimum(oa, ob).astype(np.int64), np.maximum(oa, ob).astype(np.int64)
     node, rep, value = greedy_assignment(lo, hi, values, higher_is_closer)
     out = pa.table(
-        {"node": names[node], "rep": names[rep], score: _score_array(value, higher_is_closer)}
+        {
+            "node": pa.array(names[node], pa.string()),
+            "rep": pa.array(names[rep], pa.string()),
+            score: _score_array(value, higher_is_closer),
+        }
     )
     kind = raw.schema[score].dataType
-    return raw.sparkSession.createDataFrame(out).select(
+    return arrow_frame(raw.sparkSession, out).select(
         F.col("node").cast("string"), F.col("rep").cast("string"), F.col(score).cast(kind)
     )
 

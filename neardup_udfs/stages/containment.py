@@ -22,7 +22,8 @@ import pyarrow as pa
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from neardup_udfs.kernels.containment import settle_containment
+from neardup_udfs.io.frames import arrow_frame
+from neardup_udfs.kernels.containment import may_take_place, settle_containment
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     CLUSTER_ID,
@@ -185,14 +186,15 @@ def contain(
     allowed = edges.column("allowed").to_numpy(zero_copy_only=False).astype(bool)
     rep, value = settle_containment(np.arange(len(names), dtype=np.int64), qi, xi, c, allowed)
     gone = np.flatnonzero(rep >= 0)
-    moves = spark.createDataFrame(
+    moves = arrow_frame(
+        spark,
         pa.table(
             {
                 "__q": pa.array(names[gone], pa.string()),
                 "__x": pa.array(names[rep[gone]], pa.string()),
                 "__c": pa.array(value[gone], pa.float64()),
             }
-        )
+        ),
     )
     used = member_pairs.join(
         moves.select(F.col("__q").alias("q"), F.col("__x").alias("x")), ["q", "x"], "left_semi"
@@ -244,16 +246,12 @@ def _promote(
     """``clusters`` plus ``relation``, where a removed near-duplicate that contains the kept
     document is kept instead (``driver.containment``'s promotion, row for row), and the
     containment pairs that rest on it (``a, b, similarity``)."""
-    rep_info = info.select(
-        F.col(DOC_ID).alias(CLUSTER_ID),
-        F.col(LEADER).alias("__rl"),
-        F.col("__length").alias("__rlen"),
-    )
+    rep_info = info.select(F.col(DOC_ID).alias(CLUSTER_ID), F.col(LEADER).alias("__rl"))
     rows = clusters.join(info.select(DOC_ID, LEADER, "__length", "__order"), DOC_ID).join(
         rep_info, CLUSTER_ID
     )
     near = ~F.col(IS_REPRESENTATIVE) & (F.col(LEADER) != F.col("__rl"))
-    cand = rows.where(near & (F.col("__length") >= F.col("__rlen")))
+    cand = rows.where(near)  # every near member: its shingles tell, not its text's length
     reps = cand.select(CLUSTER_ID).distinct()
     members = rows.where(~F.col(IS_REPRESENTATIVE)).join(reps, CLUSTER_ID, "left_semi")
     wanted = members.select(DOC_ID).unionByName(reps.select(F.col(CLUSTER_ID).alias(DOC_ID)))
@@ -264,12 +262,9 @@ def _promote(
     scored = (
         cand.join(s_r, CLUSTER_ID)
         .join(s_m, DOC_ID)
+        .where(may_take_place(F.col("nr"), F.col("nm"), min_shingles))
         .withColumn("__shared", F.size(F.array_intersect("hr", "hm")))
-        .where(
-            (F.col("nr") >= min_shingles)
-            & (F.col("nm") > F.col("nr"))
-            & (F.col("__shared") >= _need(F.col("nr"), threshold))
-        )
+        .where(F.col("__shared") >= _need(F.col("nr"), threshold))
     )
     best = Window.partitionBy(CLUSTER_ID).orderBy(F.col("nm").desc(), rule_key(rule))
     chosen = (

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from neardup_udfs.io.input_files import HIDDEN_REASON, unread_files
-from neardup_udfs.io.readers import InputError, open_uri, read_warc
+from neardup_udfs.io.readers import InputError, open_uri, read_warc, require_input
 from neardup_udfs.io.storage import HadoopStorage, Listed
 from neardup_udfs.io.warc import WarcOptions, read_file
 from neardup_udfs.kernels.phash import ANIMATED, GO_REFERENCE_FORMATS
@@ -70,7 +70,9 @@ def read_images(spark: SparkSession, config: ImagesConfig) -> DataFrame:
     (a WARC file of that name too: its records are not counted); a 0-byte file of the
     ``files`` format, for which Spark yields no row, :data:`EMPTY_FILE` (a 0-byte WARC file
     holds no records)."""
-    unread = unread_files(HadoopStorage(spark), config.input)
+    store = HadoopStorage(spark)
+    require_input(store, config.input)
+    unread = unread_files(store, config.input)
     hidden = _unread_rows(spark, unread.hidden, HIDDEN_REASON)
     if config.input_format == "warc":
         # files only under hidden names: no records, but not an empty input

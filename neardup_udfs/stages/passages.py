@@ -13,6 +13,9 @@ maximal region, which survives in its keeper). Two maximal signatures that share
 (neither contains the other: both are maximal) *overlap*: each survives once, so the content
 they share may survive twice.
 
+The same signatures name the passages of ``boilerplate_top/`` (:func:`passage_docs`): a
+document holds a passage when one of its regions' signatures contains the passage's.
+
 Every function is DataFrame -> DataFrame, runs on DataFrame operations only (no Python per
 row, nothing collected but counts) and gives the same rows whatever the partitioning.
 """
@@ -33,6 +36,7 @@ __all__ = [
     "Passages",
     "keep_counts",
     "keep_one",
+    "passage_docs",
     "region_signatures",
     "representative_keys",
 ]
@@ -128,27 +132,9 @@ def keep_one(
     distinct = holding.groupBy(*key).agg(
         F.count("*").alias("holders"), F.min(RANK).getField("__id").alias("__first")
     )
-    sig_hash = F.xxhash64(*[F.col(c) for c in key])
-    named = distinct.withColumn("__sh", sig_hash).withColumn(
-        "__sn", F.row_number().over(Window.partitionBy("__sh").orderBy(*key))
-    )
-    sigs = named.withColumn("size", F.size(SIGNATURE)).withColumn(
-        "__id", F.struct("size", "__sh", "__sn")
-    )
-
-    members = sigs.select(*gk, "__id", F.explode(SIGNATURE).alias("hash"))
-    a = members.withColumnRenamed("__id", "__a")
-    b = members.withColumnRenamed("__id", "__b")
-    # each unordered pair once, the smaller signature (by size, then name) as ``a``
-    pairs = (
-        a.join(b, [*gk, "hash"])
-        .where(F.col("__a") < F.col("__b"))
-        .groupBy("__a", "__b")
-        .agg(F.count("*").alias("__shared"))
-    )
-    inside = pairs.where(
-        (F.col("__shared") == F.col("__a.size")) & (F.col("__a.size") < F.col("__b.size"))
-    ).select(F.col("__a").alias("__id"))
+    sigs = _named(distinct, key)
+    pairs = _pairs(sigs, gk)
+    inside = _inside(pairs).select(F.col("__a").alias("__id"))
     not_maximal = inside.distinct().withColumn("__inside", F.lit(True))
     flagged = sigs.join(not_maximal, "__id", "left").withColumn(
         "maximal", F.col("__inside").isNull()
@@ -187,6 +173,73 @@ def keep_one(
         "maximal",
     )
     return Passages(regions, signatures)
+
+
+def passage_docs(signed: DataFrame) -> DataFrame:
+    """``signature, docs, doc_id, start, length``: one row per distinct signature of
+    ``signed`` (``doc_id, start, length, signature``, :func:`region_signatures`), each a
+    passage: ``docs`` the documents holding it, ``doc_id, start, length`` its first region
+    of exactly that signature (the smallest id, then start).
+
+    Notes:
+        A document holds a passage when one of its regions has the passage's signature or
+        one strictly containing it (:func:`keep_one`'s containment): so the copies of a
+        passage whose edges winnowing cut differently (one more fingerprint in some copies)
+        count for the smaller signature, and a passage inside a longer region of a
+        document counts for that document. Groups are not compared: a passage is held
+        whatever the group of its holder. A signature held by no other document (a
+        document's own edge variant, or two passages joined into one region by a short
+        gap) has ``docs`` 1, as few as its holders.
+    """
+    holding = signed.select(DOC_ID, SIGNATURE).distinct()
+    first = F.min(F.struct(DOC_ID, "start", "length")).alias("__at")
+    sigs = _named(signed.groupBy(SIGNATURE).agg(first), [SIGNATURE])
+    named = holding.join(sigs.select(SIGNATURE, "__id"), SIGNATURE).select("__id", DOC_ID)
+    inside = _inside(_pairs(sigs, [])).select(F.col("__a").alias("__id"), "__b")
+    via = inside.join(named.withColumnRenamed("__id", "__b"), "__b").select("__id", DOC_ID)
+    docs = named.union(via).groupBy("__id").agg(F.countDistinct(DOC_ID).alias("docs"))
+    return sigs.join(docs, "__id").select(
+        SIGNATURE,
+        "docs",
+        F.col("__at")[DOC_ID].alias(DOC_ID),
+        F.col("__at.start").alias("start"),
+        F.col("__at.length").alias("length"),
+    )
+
+
+def _named(distinct: DataFrame, key: list[str]) -> DataFrame:
+    """``distinct`` (one row per ``key``, which ends with ``signature``) with ``size`` and
+    ``__id``: ``struct(size, __sh, __sn)``, the signature's exact name (its xxhash64 over
+    ``key`` and its rank among the signatures with that xxhash64)."""
+    sig_hash = F.xxhash64(*[F.col(c) for c in key])
+    named = distinct.withColumn("__sh", sig_hash).withColumn(
+        "__sn", F.row_number().over(Window.partitionBy("__sh").orderBy(*key))
+    )
+    return named.withColumn("size", F.size(SIGNATURE)).withColumn(
+        "__id", F.struct("size", "__sh", "__sn")
+    )
+
+
+def _pairs(sigs: DataFrame, gk: list[str]) -> DataFrame:
+    """``__a, __b, __shared``: each unordered pair of signatures of ``sigs`` (:func:`_named`)
+    sharing a hash (within ``gk``), once, the smaller (by size, then name) as ``__a``, and
+    how many hashes they share."""
+    members = sigs.select(*gk, "__id", F.explode(SIGNATURE).alias("hash"))
+    a = members.withColumnRenamed("__id", "__a")
+    b = members.withColumnRenamed("__id", "__b")
+    return (
+        a.join(b, [*gk, "hash"])
+        .where(F.col("__a") < F.col("__b"))
+        .groupBy("__a", "__b")
+        .agg(F.count("*").alias("__shared"))
+    )
+
+
+def _inside(pairs: DataFrame) -> DataFrame:
+    """The pairs of :func:`_pairs` whose ``__a`` is strictly inside ``__b``."""
+    return pairs.where(
+        (F.col("__shared") == F.col("__a.size")) & (F.col("__a.size") < F.col("__b.size"))
+    )
 
 
 def keep_counts(passages: Passages) -> dict[str, int]:

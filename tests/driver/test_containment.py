@@ -182,8 +182,7 @@ def test_a_set_source_holding_more_sets_than_asked_is_read_by_slot() -> None:
     ids = np.array(["a", "b", "c"], dtype=object)
     clusters = pa.table({"doc_id": list(ids), "cluster_id": list(ids),
                          "is_representative": [True] * 3, "similarity": [1.0] * 3})  # fmt: skip
-    done = contain_on_driver(clusters, ids, ids, np.zeros(3, bool), np.arange(3),
-                             np.array([50, 120, 60]), store,
+    done = contain_on_driver(clusters, ids, ids, np.zeros(3, bool), np.arange(3), store,
                              threshold=0.8, min_shingles=20)  # fmt: skip
     rows = done.clusters.to_pylist()
     assert [r["cluster_id"] for r in rows] == ["a", "b", "b"]
@@ -230,3 +229,21 @@ def test_an_excerpt_stays_when_a_near_duplicate_of_it_is_not_inside_the_containe
     assert rows["b-other"]["relation"] == JACCARD
     rows, _ = _run(docs, threshold=0.7, containment=0.8)  # now inside enough: both go
     assert {rows[d]["cluster_id"] for d in docs} == {"z-long"}
+
+
+def test_a_page_is_kept_in_place_of_an_html_excerpt_whose_markup_outweighs_its_text() -> None:
+    """An HTML-wrapped excerpt whose markup makes its raw text longer than its page's text,
+    its visible text a near-duplicate of the page: the rule (min_id) keeps the excerpt and
+    removes the page, which has more shingles, so the cluster is turned round, whatever the
+    raw lengths say."""
+    src = _text(23, 150)
+    page = " ".join(src)  # 148 shingles
+    style = "p { margin: 0 } " * 12  # invisible (the head is dropped)
+    ex = (f"<!DOCTYPE html><html><head><style>{style}</style></head>"
+          f"<body><p>{' '.join(src[:135])}</p></body></html>")  # fmt: skip
+    assert len(ex.encode()) > len(page.encode())  # raw: the excerpt is the longer text
+    rows, pairs = _run({"a-ex": ex, "z-src": page})  # 133 shingles, Jaccard 0.9
+    assert rows["z-src"]["is_representative"] and rows["z-src"]["relation"] is None
+    assert (rows["a-ex"]["cluster_id"], rows["a-ex"]["relation"]) == ("z-src", CONTAINMENT)
+    assert rows["a-ex"]["similarity"] == pytest.approx(1.0)
+    assert ("a-ex", "z-src") in {(p["a"], p["b"]) for p in pairs if p["relation"] == CONTAINMENT}

@@ -6,10 +6,15 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pytest
-from local_runs import write_lines
+from engine_corpus import LONE_SURROGATES
+from local_runs import engine_config, write_lines
 
+from neardup_udfs.driver import blocks
 from neardup_udfs.driver.read import Declined, read_jsonl
+from neardup_udfs.io.readers import NOT_UNICODE
 
 
 def test_reader_gives_sparks_columns_ids_and_rejects(tmp_path: Path) -> None:
@@ -100,6 +105,39 @@ def test_reader_declines_unusual_files(tmp_path: Path) -> None:
     (tmp_path / "ok.jsonl").write_bytes(line * 10)
     with pytest.raises(Declined, match="exceed"):
         read_jsonl(str(tmp_path / "ok.jsonl"), None, "text", 1000, max_file_bytes=100)
+
+
+@pytest.mark.parametrize("id_col", ["id", None])
+def test_a_lone_surrogate_in_a_text_is_the_reject_spark_gives(
+    tmp_path: Path, id_col: str | None
+) -> None:
+    """Issue 50: Arrow's reader refused the whole file (the local engine declined it, a
+    forced ``engine = "local"`` failed); now the rows tests/io/test_readers.py holds Spark
+    to: the text's rejects, '?' for a lone surrogate elsewhere; held and streamed alike."""
+    src = write_lines(tmp_path / "a.jsonl", LONE_SURROGATES)
+    uri = f"file:{src}"
+    names = ["a", "b", "c"] if id_col else [f"{uri}:{i}" for i in range(3)]
+    held = read_jsonl(str(src), id_col, "text", 1000)
+    pipeline = engine_config(src, tmp_path / "o").pipeline()
+    streamed = blocks.read_streamed(str(src), id_col, "text", 1000, pipeline, max_rows=10,
+                                    block_bytes=100)  # fmt: skip
+    assert len(streamed.blocks) > 3
+    for got in (held, streamed):
+        assert got.rejects.to_pylist() == [{"doc_id": n, "reason": NOT_UNICODE} for n in names]
+        assert got.counts == {NOT_UNICODE: 3} and got.n_good == 4
+    rows = {r["n"]: r for r in held.good.to_pylist()}
+    assert rows[4]["text"] == "a pair \U0001f600 is one character"
+    assert rows[5]["text"] == "an escaped backslash: \\ud800 is six characters"
+    assert (rows[6]["title"], rows[7]["id"]) == ("t?", "g?")
+    kept = pa.concat_tables(streamed.tables(np.ones(streamed.n_good, dtype=bool)))
+    assert kept.to_pylist() == held.good.to_pylist()
+    streamed.close()
+    (tmp_path / "bad").mkdir()  # invalid UTF-8 beside an escape: still Spark's to reject
+    (tmp_path / "bad" / "a.jsonl").write_bytes(
+        b'{"text": "caf\xe9"}\n' + LONE_SURROGATES[0].encode() + b"\n"
+    )
+    with pytest.raises(Declined, match="UTF-8"):
+        read_jsonl(str(tmp_path / "bad"), None, "text", 1000)
 
 
 @pytest.mark.spark

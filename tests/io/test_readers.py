@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import random
+import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from dedup_corpus import planted
+from engine_corpus import LONE_SURROGATES
 from job_runs import write_texts
 from warc_corpus import (
     BROTLI_PAGE,
@@ -44,6 +46,7 @@ from neardup_udfs.io.readers import (
     GZIP_TRUNCATED,
     MALFORMED_JSON,
     NOT_A_STRING,
+    NOT_UNICODE,
     NOT_UTF8,
     NOT_UTF16,
     EmptyInput,
@@ -251,6 +254,30 @@ def test_a_line_that_is_not_utf8_is_a_reject_named_by_its_line(
     texts = {r["text"] for r in _rows(spark, out, "docs")}
     assert "another good line, café" in texts
     assert _input_report(out)["rejects_by_reason"] == {NOT_UTF8: 2}
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])  # Spark's reader; neardup's own
+@pytest.mark.parametrize("id_col", ["id", None])
+def test_a_lone_surrogate_in_a_text_is_a_reject_that_says_so(
+    spark: Any, tmp_path: Path, encoding: str, id_col: str | None
+) -> None:
+    """Issue 50: such a line was rejected as "null text"; its text is there, and not
+    Unicode. Elsewhere than the text, Spark reads a lone surrogate as '?'."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.jsonl").write_bytes(("\n".join(LONE_SURROGATES) + "\n").encode(encoding))
+    out = tmp_path / "out"
+    s = _run(spark, src, out, input_format="jsonl", id_col=id_col, engine="spark")
+    _, rejects = _accounted(spark, out, s)
+    uri = f"file:{src / 'a.jsonl'}"
+    names = ["a", "b", "c"] if id_col else [f"{uri}:{i}" for i in range(3)]
+    assert rejects == [(name, NOT_UNICODE) for name in names]
+    docs = {r["n"]: r for r in _rows(spark, out, "docs")}
+    assert sorted(docs) == [4, 5, 6, 7]
+    assert docs[4]["text"] == "a pair \U0001f600 is one character"
+    assert docs[5]["text"] == "an escaped backslash: \\ud800 is six characters"
+    assert (docs[6]["title"], docs[7]["id"]) == ("t?", "g?")
+    assert _input_report(out)["rejects_by_reason"] == {NOT_UNICODE: 3}
 
 
 def _complete_lines(data: bytes) -> int:
@@ -692,3 +719,31 @@ def test_open_uri_reads_local_file_uris(tmp_path) -> None:  # type: ignore[no-un
     fh, size = open_uri("file:" + str(p).replace(" ", "%20"))
     with fh:
         assert size == 5
+
+
+@pytest.mark.parametrize("fmt", ["text", "jsonl", "parquet", "warc", "images"])
+def test_a_missing_input_is_refused_before_sparks_reader_is_asked(
+    spark: Any, tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 50: Spark's reader, asked for a path that does not exist, logs a WARN with a
+    90-frame Java stack (FileStreamSink, under Spark's default log4j profile: a
+    spark-submit without conf/log4j2.properties) beside the job's one line. The job checks
+    the path itself first, and a glob that matches nothing likewise."""
+    from pyspark.sql.readwriter import DataFrameReader
+
+    from neardup_udfs.config import load_images_config
+    from neardup_udfs.runs import images
+
+    def asked(self: Any, *args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"Spark's reader was asked for {args or kwargs}")
+
+    for method in ("load", "json", "parquet", "text"):
+        monkeypatch.setattr(DataFrameReader, method, asked)
+    for missing in (tmp_path / "nothing-here", tmp_path / "in" / "day-*.jsonl"):
+        out = tmp_path / "out"
+        with pytest.raises(InputError, match=re.escape(f"input path '{missing}' does not exist")):
+            if fmt == "images":
+                images.run(spark, load_images_config(input=str(missing), output=str(out)))
+            else:
+                _run(spark, missing, out, input_format=fmt, id_col="id" if fmt == "jsonl" else None)
+        assert not (out / "_MANIFEST.json").exists()

@@ -7,6 +7,7 @@ import gzip
 import io
 import os
 import tracemalloc
+import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,109 @@ def test_a_brotli_bomb_is_rejected_in_bounded_memory(tmp_path: Path) -> None:
     assert by_id[record_id("bomb")]["read_error"] == "text larger than 100000 bytes"
     assert by_id[record_id("small")]["text"] == "<p>fine</p>"
     assert peak < 4 << 20, peak
+
+
+GZIP_PAGE = html_page(
+    "The harbour wall was repaired after the storm.\n\nBoats may moor again from Friday.",
+    title="Harbour",
+)
+
+
+def test_gzip_and_deflate_payloads_are_decoded(tmp_path: Path) -> None:
+    """gzip (also named ``x-gzip``, in capitals, chunked), deflate as zlib data and as raw
+    deflate (servers send both), an empty body, and bytes after the end of the stream
+    (ignored, as browsers do) read as the page's text; so does a page stored decoded under
+    the Content-Encoding it was served with (some crawlers write it so: its bytes are text,
+    not gzip, and are kept as they are)."""
+    body = GZIP_PAGE.encode()
+    packed = gzip.compress(body, mtime=0)
+    deflated = zlib.compress(body)
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "gz.warc.gz", crawl)
+    gz = [("Content-Encoding", "gzip")]
+    deflate = [("Content-Encoding", "deflate")]
+    w.response("gzip", "http://x/gzip", packed, extra=gz)
+    w.response("x-gzip", "http://x/x-gzip", packed, extra=[("Content-Encoding", "x-gzip")])
+    w.response("capitals", "http://x/capitals", packed, extra=[("Content-Encoding", "GZIP")])
+    chunked = [*gz, ("Transfer-Encoding", "chunked")]
+    w.response("chunked", "http://x/chunked", _chunked(packed, 3), extra=chunked)
+    w.response("zlib", "http://x/zlib", deflated, extra=deflate)
+    w.response("raw-deflate", "http://x/raw-deflate", deflated[2:-4], extra=deflate)
+    w.response("bytes-after", "http://x/bytes-after", packed + b"\r\n", extra=gz)
+    w.response("stored-decoded", "http://x/stored", body, extra=gz)
+    w.response("stored-decoded-deflate", "http://x/stored-deflate", body, extra=deflate)
+    w.response("identity", "http://x/identity", body, extra=[("Content-Encoding", "identity")])
+    w.response("empty", "http://x/empty", b"", extra=gz)
+    w.close()
+    by_id = {r["doc_id"]: r for r in _rows(crawl.files[0])}
+    names = ("gzip", "x-gzip", "capitals", "chunked", "zlib", "raw-deflate", "bytes-after")
+    for name in (*names, "stored-decoded", "stored-decoded-deflate", "identity"):
+        row = by_id[record_id(name)]
+        assert (row["read_error"], row["text"]) == (None, GZIP_PAGE), name
+    empty = by_id[record_id("empty")]
+    assert (empty["read_error"], empty["text"]) == (None, "")
+
+
+def test_a_broken_gzip_or_deflate_payload_is_a_named_reject(tmp_path: Path) -> None:
+    """Issue 50: a body declared gzip or deflate that does not decode was a document of its
+    raw bytes (``\\x1f\\x8b\\x08garbage`` read as ``'\\x1f\\ufffd\\x08garbage'``). Bytes that are
+    not the declared encoding (and are not text stored decoded: they hold bytes text never
+    does), a stream broken inside, and a stream cut short are rejects naming why; so are gzip
+    bytes served without a Content-Encoding (warcio does not inflate them either: the text
+    was the gzip bytes), and binary bytes under an encoding the reader does not know. The
+    records after them are read."""
+    body = GZIP_PAGE.encode()
+    packed = gzip.compress(body, mtime=0)
+    deflated = zlib.compress(body)
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "bad.warc.gz", crawl)
+    gz = [("Content-Encoding", "gzip")]
+    deflate = [("Content-Encoding", "deflate")]
+    w.response("gzip-garbage", "http://x/1", b"\x1f\x8b\x08garbage", extra=gz)
+    w.response("not-gzip", "http://x/2", b"\x1f\xff\x08garbage", extra=gz)
+    w.response("gzip-header-only", "http://x/3", b"\x1f\x8b\x08\x00", extra=gz)
+    w.response("gzip-cut", "http://x/4", packed[: len(packed) // 2], extra=gz)
+    chunked = [*gz, ("Transfer-Encoding", "chunked")]
+    w.response("gzip-cut-chunked", "http://x/5", _chunked(packed[:-5], 2), extra=chunked)
+    broken = packed[:12] + bytes(16) + packed[28:]
+    w.response("gzip-broken", "http://x/6", broken, extra=gz)
+    w.response("deflate-garbage", "http://x/7", b"\x78\x9c\xffgarbage\x00", extra=deflate)
+    w.response("raw-deflate-garbage", "http://x/8", b"\x00\xff\x08garbage", extra=deflate)
+    w.response("deflate-cut", "http://x/9", deflated[: len(deflated) // 2], extra=deflate)
+    w.response("undeclared-gzip", "http://x/10", packed)
+    zstd = [("Content-Encoding", "zstd")]
+    w.response("zstd", "http://x/11", b"\x28\xb5\x2f\xfd\x00\x58\x01\x00garbage", extra=zstd)
+    w.response("after", "http://x/12", b"<p>plain</p>")
+    w.close()
+    rows = _rows(crawl.files[0])
+    reasons = {r["doc_id"]: r["read_error"] for r in rows}
+    corrupt_gzip = "undecodable payload (corrupt gzip data)"
+    short_gzip = "undecodable payload (gzip data cut short)"
+    corrupt_deflate = "undecodable payload (corrupt deflate data)"
+    assert reasons == {
+        record_id("gzip-garbage"): corrupt_gzip,
+        record_id("not-gzip"): corrupt_gzip,
+        record_id("gzip-header-only"): short_gzip,
+        record_id("gzip-cut"): short_gzip,
+        record_id("gzip-cut-chunked"): short_gzip,
+        record_id("gzip-broken"): corrupt_gzip,
+        record_id("deflate-garbage"): corrupt_deflate,
+        record_id("raw-deflate-garbage"): corrupt_deflate,
+        record_id("deflate-cut"): "undecodable payload (deflate data cut short)",
+        record_id("undeclared-gzip"): "undecodable payload (gzip data not declared)",
+        record_id("zstd"): "undecodable payload (unsupported content encoding zstd)",
+        record_id("after"): None,
+    }
+    assert all(r["text"] is None and r["lost_bytes"] == 0 for r in rows if r["read_error"])
+
+
+def test_a_gzip_record_cut_by_the_end_of_the_file_is_a_truncated_record(
+    tmp_path: Path,
+) -> None:
+    packed = gzip.compress(GZIP_PAGE.encode(), mtime=0)
+    gz = [("Content-Encoding", "gzip")]
+    second = _second_record_cut(tmp_path, b"<p>one</p>", packed, 50, extra=gz)
+    assert (second["read_error"], second["lost_bytes"]) == ("truncated record", 50 - 4)
 
 
 def test_undeclared_charset_is_utf8_else_windows_1252(tmp_path: Path) -> None:
@@ -559,6 +663,34 @@ def test_bytes_payload_keeps_image_records_as_bytes(tmp_path: Path) -> None:
     files = [(str(crawl.files[0]), os.path.getsize(crawl.files[0]))]
     (frame,) = record_batches(files, lambda p: (open(p, "rb"), os.path.getsize(p)), options)
     assert list(frame.columns) == list(BYTES_COLUMNS)
+
+
+def test_bytes_payload_under_a_content_encoding(tmp_path: Path) -> None:
+    """Images (``payload = "bytes"``) are binary, so their bytes never tell a body stored
+    decoded from garbage: a gzip image is inflated, one stored decoded under its
+    Content-Encoding (or under one the reader does not know) passes as it is, for the image
+    decoder to judge; a gzip stream that breaks is still a named reject."""
+    from neardup_udfs.io.warc import IMAGE_CONTENT_TYPES
+
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+    packed = gzip.compress(png, mtime=0)
+    crawl = Crawl()
+    w = CrawlWriter(tmp_path / "img.warc.gz", crawl)
+    gz = [("Content-Encoding", "gzip")]
+    w.response("gzip", "http://x/a.png", packed, content_type="image/png", extra=gz)
+    w.response("stored", "http://x/b.png", png, content_type="image/png", extra=gz)
+    zstd = [("Content-Encoding", "zstd")]
+    w.response("zstd", "http://x/c.png", png, content_type="image/png", extra=zstd)
+    w.response("cut", "http://x/d.png", packed[:20], content_type="image/png", extra=gz)
+    w.close()
+    options = WarcOptions(content_types=IMAGE_CONTENT_TYPES, payload="bytes")
+    by_id = {r["doc_id"]: r for r in _rows(crawl.files[0], options)}
+    for name in ("gzip", "stored", "zstd"):
+        row = by_id[record_id(name)]
+        assert (row["read_error"], row["content"]) == (None, png), name
+    cut = by_id[record_id("cut")]
+    short = "undecodable payload (gzip data cut short)"
+    assert (cut["read_error"], cut["content"]) == (short, None)
 
 
 def test_record_batches_are_bounded_by_bytes_too(tmp_path: Path) -> None:

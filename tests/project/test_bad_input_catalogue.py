@@ -43,6 +43,7 @@ from neardup_udfs.io.readers import (
     GZIP_TRUNCATED,
     MALFORMED_JSON,
     NOT_A_STRING,
+    NOT_UNICODE,
     NOT_UTF8,
     InputError,
 )
@@ -140,6 +141,7 @@ def test_json_lines_catalogue(spark: Any, tmp_path: Path) -> None:
     lines.insert(1, b"{not json")  # probe: malformed JSON -> <file>#L2
     lines.insert(3, b"\xff\xfe\x00A not json and not UTF-8")  # issue: ArrowException -> #L4
     lines.append(json.dumps({"id": "n42", "text": 42}).encode())  # issue 3: 42 is not text
+    lines.append(rb'{"id": "lone", "text": "x\ud800y"}')  # issue 50: was "null text"
     long = "word " * 400  # over max_text_bytes: the duplicate id keeps its other copy
     lines.append(json.dumps({"id": "dup", "text": long}).encode())
     lines.append(json.dumps({"id": "dup", "text": "the short copy of a repeated id"}).encode())
@@ -162,6 +164,7 @@ def test_json_lines_catalogue(spark: Any, tmp_path: Path) -> None:
     assert rejects[f"{a}#L2"] == MALFORMED_JSON
     assert rejects[f"{a}#L4"] == NOT_UTF8
     assert rejects["n42"] == NOT_A_STRING
+    assert rejects["lone"] == NOT_UNICODE  # its text is there, and not Unicode
     assert [d for d in rejects if d.startswith(f"{cut}#L")] and GZIP_TRUNCATED in rejects.values()
     assert rejects["dup"].startswith("text larger than")  # the long copy, by its own reason
     docs = spark.read.parquet(str(tmp_path / "out/clusters")).select("doc_id").collect()
@@ -283,6 +286,64 @@ def test_fingerprint_job_accounts_and_keeps_an_earlier_run(spark: Any, tmp_path:
     assert (out / "_MANIFEST.json").read_bytes() == manifest
 
 
+# --- issue 50: the messages users read ------------------------------------------------------
+
+
+def test_a_missing_input_and_a_lone_option_are_one_line(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import dedup as dedup_job  # jobs/dedup.py, as spark-submit runs it
+
+    src = tmp_path / "docs"
+    src.mkdir()
+    shutil.copy(SAMPLES[0], src / SAMPLES[0].name)
+    before = _tree(tmp_path)
+    missing = tmp_path / "nowhere"
+    code, message = _dedup(spark, missing, tmp_path / "out")  # issue 50: a 90-frame Java stack
+    assert (code, message) == (2, f"input path '{missing}' does not exist")
+    flags = ["--input", str(src), "--output", str(tmp_path / "out")]
+    capsys.readouterr()
+    # issue 50: --containment-min-shingles without --containment was ignored
+    assert dedup_job.main([*flags, "--containment-min-shingles", "30"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'containment_min_shingles': applies with containment" in err
+    assert "containment is off" in err
+    assert _tree(tmp_path) == before
+
+
+def test_a_streaming_dataframe_is_refused_up_front(spark: Any, tmp_path: Path) -> None:
+    import neardup_udfs
+
+    src = tmp_path / "arriving"
+    src.mkdir()
+    (src / "a.jsonl").write_text(json.dumps({"id": "a", "text": "one two three"}) + "\n")
+    stream = spark.readStream.schema("id string, text string").json(str(src))
+    code, message = _exit(lambda: neardup_udfs.dedup(stream))  # issue 50: AnalysisException
+    assert code == 2 and "streaming DataFrame" in message and "foreachBatch" in message
+    assert not spark.streams.active
+
+
+def test_the_cli_names_a_damaged_or_missing_output(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "docs"
+    src.mkdir()
+    for p in SAMPLES[:4]:
+        shutil.copy(p, src / p.name)
+    out = tmp_path / "out"
+    assert _dedup(spark, src, out)[0] == 0
+    assert cli_main(["clusters", str(out)]) == 0
+    part = next((out / "clusters").glob("part-*.parquet"))
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    capsys.readouterr()
+    assert cli_main(["clusters", str(out)]) == 2  # issue 50: a pyarrow traceback
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"'{part}' is damaged" in err and "Traceback" not in err
+    missing = tmp_path / "nowhere"  # issue 50: "not a finished dedup output"
+    assert cli_main(["clusters", str(missing)]) == 2
+    assert capsys.readouterr().err == f"neardup: error: '{missing}' does not exist\n"
+
+
 # --- outputs and indexes ---------------------------------------------------------------------
 
 
@@ -347,3 +408,41 @@ def test_damaged_indexes_are_refused_before_work(
     assert cli_main(["index", "check", str(idx)]) == 2
     err = capsys.readouterr().err
     assert batch.name in err and "Traceback" not in err
+
+
+# --- WARC: garbage declared gzip or deflate (issue 50) -----------------------------------------
+
+
+def test_garbage_declared_gzip_is_a_named_reject(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "warc"
+    src.mkdir()
+    crawl = Crawl()
+    w = CrawlWriter(src / "crawl.warc.gz", crawl)
+    gz = [("Content-Encoding", "gzip")]
+    packed = gzip.compress(BROTLI_PAGE.encode(), mtime=0)
+    bad = {
+        w.response("garbage", "http://x/1", b"\x1f\x8b\x08garbage", extra=gz): "corrupt gzip data",
+        w.response("not-gzip", "http://x/2", b"\x1f\xff\x08garbage", extra=gz): "corrupt gzip data",
+        w.response("cut", "http://x/3", packed[:40], extra=gz): "gzip data cut short",
+        w.response(
+            "deflate", "http://x/4", b"\x00\xff\x08garbage", extra=[("Content-Encoding", "deflate")]
+        ): "corrupt deflate data",
+        w.response("undeclared", "http://x/5", packed): "gzip data not declared",
+    }
+    good = w.response("gzip", "http://x/6", packed, extra=gz, expect=BROTLI_PAGE)
+    w.close()
+    before = _tree(tmp_path)
+    code, s = _dedup(spark, src, tmp_path / "out", input_format="warc")
+    assert code == 0
+    _accounted(s)
+    assert (s.input, s.rejected, s.kept) == (6, 5, 1)  # issue 50: each was a document
+    assert _rejects(spark, tmp_path / "out") == {
+        rid: f"undecodable payload ({why})" for rid, why in bad.items()
+    }
+    docs = spark.read.parquet(str(tmp_path / "out/docs")).collect()
+    assert [r.doc_id for r in docs] == [good]
+    assert "ferry timetable changes on Monday" in docs[0].text
+    assert _tree(tmp_path) == {
+        **before,
+        **{k: v for k, v in _tree(tmp_path).items() if "/out/" in k},
+    }

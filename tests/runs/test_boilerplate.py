@@ -108,9 +108,10 @@ def test_top_passages_survive_cuts_inside_characters(spark) -> None:  # type: ig
     docs = spark.createDataFrame([(f"d{i}", text) for i in range(3)], "doc_id string, text string")
     start = text.encode().index(b"\xa9")  # the second byte of the first é
     regions = spark.createDataFrame(
-        [(f"d{i}", start, 20) for i in range(3)], "doc_id string, start bigint, length bigint"
+        [(f"d{i}", start, 20, [7]) for i in range(3)],
+        "doc_id string, start bigint, length bigint, signature array<bigint>",
     )
-    rows = top_passages(docs, regions, 5).collect()
+    rows = top_passages(docs, regions, 5, 3).collect()
     cut = text.encode()[start : start + 20]
     assert cut.decode("utf-8", "replace").startswith("\ufffd")  # the region's own bytes
     want = text.encode()[start - 1 : start + 20].decode("utf-8")  # widened to the whole é
@@ -125,16 +126,57 @@ def test_top_passages_show_japanese_regions_as_whole_characters(spark) -> None: 
     data = text.encode()
     docs = spark.createDataFrame([(f"d{i}", text) for i in range(4)], "doc_id string, text string")
     cuts = [(1, 20), (2, 31), (4, 44), (10, 50)]  # starts and ends inside characters
-    regions = spark.createDataFrame(
-        [(f"d{i}", start, length) for i in range(4) for start, length in cuts],
-        "doc_id string, start bigint, length bigint",
+    regions = spark.createDataFrame(  # one signature per cut, none inside another
+        [(f"d{i}", start, length, [start]) for i in range(4) for start, length in cuts],
+        "doc_id string, start bigint, length bigint, signature array<bigint>",
     )
-    rows = top_passages(docs, regions, 10).collect()
+    rows = top_passages(docs, regions, 10, 4).collect()
     assert sorted((r.length, r.docs) for r in rows) == sorted((n, 4) for _, n in cuts)
     for r in rows:
         assert "\ufffd" not in r.passage and r.passage in text, r.passage
         start = next(s for s, n in cuts if n == r.length)
         assert data[start : start + r.length] in r.passage.encode()  # it holds the region
+
+
+LEE = ROOT / "tests" / "data" / "text" / "lee_news_12.txt"
+
+
+def test_top_passages_count_the_documents_holding_them(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 50: boilerplate_top counted the documents whose region had exactly the same
+    bytes, so the copies of one passage that winnowing cut differently at the edges were
+    counted apart (on a real crawl at min_docs 3, 60 of 100 passages showed docs 1). Five
+    real news articles each quote a sixth between two articles of their own: every
+    passage shown is held by min_docs documents or more, and its docs are the documents
+    with a region (the reference's, ``Index.cover``) that holds its bytes."""
+    articles = LEE.read_text(encoding="utf-8").splitlines()
+    quote = articles[11]
+    docs = [(f"d{i}", f"{articles[i]}\n\n{quote}\n\n{articles[i + 5]}") for i in range(5)]
+    src = write_jsonl(tmp_path / "in", [{"url": d, "body": t} for d, t in docs])
+    cfg = load_boilerplate_config(
+        str(ROOT / "conf/boilerplate.toml"),
+        input=str(src),
+        output=str(tmp_path / "out"),
+        **URL_BODY,
+        kgram_bytes=KGRAM_BYTES,
+        window=WINDOW,
+        min_docs=3,
+        min_run=5,
+    )
+    boilerplate_job.run(spark, cfg)
+    index = winnow.Index(KGRAM_BYTES, WINDOW)
+    for doc_id, text in docs:
+        index.add(doc_id, text)
+    covered = {
+        d: [t.encode()[r.pos : r.pos + r.length] for r in index.cover(t, 3, 5)] for d, t in docs
+    }
+    # the copies differ at their edges: the documents' regions are not all the same bytes
+    assert all(covered.values()) and len({b for c in covered.values() for b in c}) > 1
+    top = spark.read.parquet(str(tmp_path / "out" / "boilerplate_top")).collect()
+    assert top
+    for r in top:
+        assert r.passage.isascii() and len(r.passage) == r.length
+        held = sum(any(r.passage.encode() in b for b in c) for c in covered.values())
+        assert r.docs == held >= cfg.min_docs, (r.docs, held, r.length)
 
 
 # --- keep one ---

@@ -20,7 +20,7 @@ from neardup_udfs.config import ConfigError
 from neardup_udfs.driver import blocks
 from neardup_udfs.driver import near as driver_near
 from neardup_udfs.driver.read import Declined
-from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.readers import NOT_UNICODE, InputError
 from neardup_udfs.runs import dedup as dedup_run
 from neardup_udfs.runs import local as local_run
 
@@ -132,6 +132,32 @@ def test_local_equals_spark_without_an_id_column_over_a_folder(  # type: ignore[
     (folder / "b.jsonl").write_text("\n".join(lines[30:]) + "\n")
     (folder / "empty.jsonl").write_text("")
     _same_as_spark(spark, folder, tmp_path / "out", id_col=None)
+
+
+@pytest.mark.spark
+def test_lone_surrogates_are_the_same_rejects_on_every_engine(  # type: ignore[no-untyped-def]
+    spark, corpus: Path, tmp_path: Path
+) -> None:
+    """Issue 50: a text with a lone surrogate escape was "null text" on Spark and declined
+    by the local engine; now one reason (readers.NOT_UNICODE) held, streamed, on the driver
+    engine and on Spark stages, and the same '?' for one in the id or another field."""
+    src = tmp_path / "corpus.jsonl"
+    lines = corpus.read_text().splitlines() + [
+        r'{"url": "lone-high", "body": "harbour ferries x\ud800y", "crawl": 1}',
+        r'{"body": "a lone low \uDC00 before the id", "url": "lone-low", "crawl": 2}',
+        r'{"url": "pair", "body": "a pair \ud83d\ude00 is one character", "crawl": 3}',
+        r'{"url": "escaped", "body": "an escaped backslash \\ud800", "crawl": 1}',
+        r'{"url": "id-\ud800", "body": "the id holds a lone surrogate", "note": "n\udfff"}',
+    ]
+    src.write_text("\n".join(lines) + "\n")
+    report = _same_as_spark(spark, src, tmp_path / "out", max_text_bytes=10_000)
+    assert report["input"]["rejects_by_reason"][NOT_UNICODE] == 2
+    driver = tmp_path / "out" / "driver"
+    dedup_run.run(spark, engine_config(src, driver, engine="driver", max_text_bytes=10_000))
+    on_spark = _written(tmp_path / "out" / "spark", ("rejects", "docs"))[0]
+    assert _written(driver, ("rejects", "docs"))[0] == on_spark
+    docs = {r["url"]: r for r in pq.read_table(driver / "docs").to_pylist()}
+    assert docs["id-?"]["note"] == "n?" and "pair" in docs and "escaped" in docs
 
 
 # --- when the local engine is tried ------------------------------------------------------

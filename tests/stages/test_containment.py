@@ -51,6 +51,10 @@ def test_spark_containment_equals_the_driver_s_under_any_partitioning(  # type: 
         assert on_spark[name] == driver[name], name
     contained = [r for r in driver["clusters"][1] if r["relation"] == CONTAINMENT]
     assert len(contained) >= 9
+    # most of a page in HTML, longer than the page's text, kept by the rule: turned round
+    by_id = {r["doc_id"]: r for r in driver["clusters"][1]}
+    page = by_id["a-most-html"]["cluster_id"]
+    assert by_id["a-most-html"]["relation"] == CONTAINMENT and by_id[page]["is_representative"]
     reports = [json.loads((tmp_path / e / "report.json").read_text()) for e in ("driver", "spark")]
     assert reports[0]["engine"]["engine"] == "driver" and reports[1]["engine"]["engine"] == "spark"
     assert reports[0]["counts"] == {**reports[1]["counts"], "driver_edges": reports[0]["counts"][

@@ -18,6 +18,7 @@ from neardup_udfs.kernels import winnow
 from neardup_udfs.stages.passages import (
     keep_counts,
     keep_one,
+    passage_docs,
     region_signatures,
     representative_keys,
 )
@@ -408,6 +409,43 @@ def test_same_result_whatever_the_partitioning(spark, docs) -> None:  # type: ig
         four = spark_keep(spark, docs, "longest", max_keep_docs=5, partitions=4)
     assert one == four
     assert_equal_to_oracle(one, oracle(docs, "longest", max_keep_docs=5))
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_passage_docs_count_every_document_holding_the_signature(spark, docs, grouped) -> None:  # type: ignore[no-untyped-def]
+    """boilerplate_top's passages against the oracle's regions: each distinct signature is
+    held by the documents with a region of that signature or of one containing it (the
+    report's first sentences in p3 by p1 and p2 too), in any group, and shown by its first
+    region of exactly that signature (the smallest id, then start)."""
+    groups = {d: ("east" if d in ("p0", "p2", "p4", "p6") else "west") for d, _ in docs}
+    group_of = groups if grouped else None
+    frame = spark.createDataFrame(
+        [(d, t, groups[d]) for d, t in docs], "doc_id string, text string, grp string"
+    )
+    fps = fingerprints(frame, K, W)
+    if grouped:
+        fps = fps.join(frame.select("doc_id", "grp"), "doc_id")
+    group = "grp" if grouped else None
+    signed = region_signatures(fps, doc_freq(fps, group), K, MIN_DOCS, MIN_RUN, group)
+    got = {
+        frozenset(r.signature): (r.docs, (r.doc_id, r.start, r.length))
+        for r in passage_docs(signed).collect()
+    }
+    decided, _, _, sigs = oracle(docs, groups=group_of)
+    regions = [(r.doc_id, r.start, r.length, sigs[(r.doc_id, r.start)]) for r in decided]
+    want = {
+        sig: (
+            len({d for d, _, _, s in regions if sig <= s}),
+            min((d, start, n) for d, start, n, s in regions if s == sig),
+        )
+        for sig in {s for *_, s in regions}
+    }
+    assert got == want
+    report = [r for r in decided if r.doc_id == "p3" and "footbridge" in _cut(docs, r)]
+    held = 2 if grouped else 3  # p1, p3 (west) and p2 (east: no other copy there, no region)
+    assert len(report) == 1 and got[sigs[("p3", report[0].start)]][0] == held
+    footer = max(n for n, _ in got.values())
+    assert footer == 7  # the footer, in both groups
 
 
 def test_representative_keys_order_documents_by_rule(spark) -> None:  # type: ignore[no-untyped-def]
