@@ -74,28 +74,6 @@ class Job(Generic[C, S]):
         )
 
 
-def job_main(
-    argv: Sequence[str] | None,
-    *,
-    prog: str,
-    parser: argparse.ArgumentParser,
-    load: Callable[..., C],
-    run: Callable[[SparkSession, C], S],
-    describe: Callable[[C, S], str],
-    local: Callable[[C], S | None] | None = None,
-) -> int:
-    """Parse ``argv``, load the config (``--config`` file plus flags) before Spark starts,
-    run (``local(config)`` first, when given: a summary, or None when the run needs Spark),
-    print ``describe(config, summary)``.
-
-    Returns:
-        0 on success; 2 when the config or the input is wrong (one line on stderr).
-    """
-    with signals_end_the_run():
-        return _job_main(argv, prog=prog, parser=parser, load=load, run=run, describe=describe,
-                         local=local)  # fmt: skip
-
-
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -129,7 +107,8 @@ def signals_end_the_run() -> Iterator[None]:
             signal.signal(s, handler)
 
 
-def _job_main(
+@signals_end_the_run()
+def job_main(
     argv: Sequence[str] | None,
     *,
     prog: str,
@@ -139,6 +118,15 @@ def _job_main(
     describe: Callable[[C, S], str],
     local: Callable[[C], S | None] | None = None,
 ) -> int:
+    """Parse ``argv``, load the config (``--config`` file plus flags) before Spark starts,
+    run (``local(config)`` first, when given: a summary, or None when the run needs Spark),
+    print ``describe(config, summary)``.
+
+    Returns:
+        0 on success; 2 when the config or the input is wrong (one line on stderr). SIGTERM
+        or SIGINT ends the run through its cleanup (:func:`signals_end_the_run`): exit
+        status 128 + the signal's number.
+    """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     parser.add_argument(
         "--no-progress-bar",

@@ -1,8 +1,8 @@
 """JSON-lines input too large to hold, read a block at a time (the ``local`` engine's
-streamed read): each block is parsed, checked and fingerprinted where it is read, on one or
-two processes, and only its documents' ids, reject reasons and sketches are kept; texts
-are read again by position where a later step needs them (the exact checks, the samples,
-repeated ids, the ``docs/`` output).
+streamed read): each block is parsed, checked and fingerprinted where it is read, on as
+many processes as the driver has cores, and only its documents' ids, reject reasons and
+sketches are kept; texts are read again by position where a later step needs them (the
+exact checks, the samples, repeated ids, the ``docs/`` output).
 
 What it gives equals :func:`driver.read.read_jsonl` followed by the core's fingerprint
 pass over the same files: the same columns, ids, rejects and sketches, or
@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from neardup_udfs.driver.fork import can_fork, in_two
+from neardup_udfs.driver.fork import can_fork, in_parts, split
 from neardup_udfs.driver.near import SET_CHUNK, SMALL_COLUMNS, Sketches, sketches_of
 from neardup_udfs.driver.read import (
     Counted,
@@ -227,33 +228,38 @@ def _read_all(
     scratch: str,
     sets: bool,
 ) -> list[_BlockRows]:
-    """:func:`_read_blocks` of every block, the second half in a forked process when
-    ``workers`` is 2 or more (``driver.fork.in_two``; if it fails, its half runs here).
-    The sketches, band keys and (``sets``) shingle sets go to the files ``sketch``, ``keys``
-    and ``sets`` of folder ``scratch``, in block order."""
-    paths = ((scratch, "", sets), (scratch, "-2", sets))
+    """:func:`_read_blocks` of every block, cut into ``workers`` runs of blocks when
+    ``workers`` is 2 or more, each but the first in a forked process of its own
+    (``driver.fork.in_parts``; a run whose process fails is redone here). The sketches, band
+    keys and (``sets``) shingle sets go to the files ``sketch``, ``keys`` and ``sets`` of
+    folder ``scratch``, in block order."""
     if workers < 2 or not can_fork() or len(blocks) < 2:
-        return _read_blocks(blocks, max_rows, args, paths[0])
-    half = len(blocks) // 2
-    share = max_rows * 3 // 5
-    first, second = in_two(
-        lambda: _read_blocks(blocks[:half], share, args, paths[0]),
-        lambda: _read_blocks(blocks[half:], share, args, paths[1]),
-        raised=(Declined, ScratchSpaceError),
-    )
-    if second is None:
-        _log.warning("the streamed read's second process failed: its half ran here")
-        second = _read_blocks(blocks[half:], share, args, paths[1])
-    for name in _Spill.NAMES:  # the second half's files after the first's
+        return _read_blocks(blocks, max_rows, args, (scratch, "", sets))
+    runs = [blocks[lo:hi] for lo, hi in split(len(blocks), workers)]
+    share = max(1, max_rows * 6 // (5 * len(runs)))  # a run past its share declines early
+    spills = [(scratch, f"-{i}" if i else "", sets) for i in range(len(runs))]
+    tasks = [
+        partial(_read_blocks, run, share, args, spill)
+        for run, spill in zip(runs, spills, strict=True)
+    ]
+    got = in_parts(tasks, raised=(Declined, ScratchSpaceError))
+    done: list[_BlockRows] = []
+    for run, spill, rows in zip(runs, spills, got, strict=True):
+        if rows is None:
+            _log.warning("a process of the streamed read failed: its blocks ran here")
+            rows = _read_blocks(run, share, args, spill)
+        done.extend(rows)
+    for name in _Spill.NAMES:  # each later run's files after the first's, in order
         base = os.path.join(scratch, name)
-        check_room(scratch, os.path.getsize(base + "-2"))
-        try:
-            with open(base, "ab") as whole, open(base + "-2", "rb") as rest:
-                shutil.copyfileobj(rest, whole, 16 << 20)
-        except OSError as e:
-            raise full(e, scratch) or e from None
-        os.remove(base + "-2")
-    return first + second
+        for _, suffix, _ in spills[1:]:
+            check_room(scratch, os.path.getsize(base + suffix))
+            try:
+                with open(base, "ab") as whole, open(base + suffix, "rb") as rest:
+                    shutil.copyfileobj(rest, whole, 16 << 20)
+            except OSError as e:
+                raise full(e, scratch) or e from None
+            os.remove(base + suffix)
+    return done
 
 
 @dataclass

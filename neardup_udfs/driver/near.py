@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from neardup_udfs.driver.containment import contain_on_driver
-from neardup_udfs.driver.fork import can_fork, in_two
+from neardup_udfs.driver.fork import can_fork, in_parts, split
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
 from neardup_udfs.kernels.minhash import estimate_margin
@@ -283,9 +283,9 @@ class TableTexts:
 
 def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table:
     """``udfs.document_features_fn`` over every row of ``texts``, in order; with ``workers``
-    of 2 or more (and ``os.fork``), the second half of a large input in a forked process,
-    so the pass runs on two cores (``driver.fork.in_two``; if the child fails, its half
-    runs here)."""
+    of 2 or more (and ``os.fork``), a large input is cut into ``workers`` runs of batches,
+    each but the first in a forked process of its own, so the pass runs on that many cores
+    (``driver.fork.in_parts``; a run whose process fails is redone here)."""
     chosen = texts.select([DOC_ID, TEXT])
     batches = chosen.to_batches(max_chunksize=BATCH_ROWS)
     if not batches:  # no rows: one empty batch, for the output's columns
@@ -293,13 +293,19 @@ def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table
     run = document_features_fn(pipeline)
     if workers < 2 or not can_fork() or chosen.num_rows < FORK_MIN_ROWS:
         return pa.Table.from_batches(list(run(iter(batches)))).combine_chunks()
-    half = len(batches) // 2
-    mine, theirs = batches[:half], batches[half:]
-    first, second = in_two(lambda: list(run(iter(mine))), lambda: list(run(iter(theirs))))
-    if second is None:
-        _log.warning("the feature pass's second process failed: its half ran here")
-        second = list(run(iter(theirs)))
-    return pa.Table.from_batches(first + second).combine_chunks()
+    parts = [batches[lo:hi] for lo, hi in split(len(batches), workers)]
+    got = in_parts([partial(_featurized, run, part) for part in parts])
+    done: list[pa.RecordBatch] = []
+    for part, out in zip(parts, got, strict=True):
+        if out is None:
+            _log.warning("a process of the feature pass failed: its part ran here")
+            out = _featurized(run, part)
+        done.extend(out)
+    return pa.Table.from_batches(done).combine_chunks()
+
+
+def _featurized(run: Any, batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
+    return list(run(iter(batches)))
 
 
 def _leaders(features: pa.Table, ids: npt.NDArray[Any]) -> npt.NDArray[Any]:

@@ -219,9 +219,9 @@ def test_the_core_alone_groups_copies_and_near_copies_without_spark() -> None:
         near_on_driver(table, pipeline, connected)
 
 
-def test_the_feature_pass_on_two_processes_equals_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The forked second half gives the rows one process gives, in order; a child that fails
-    leaves its half to the parent, with the same rows."""
+def test_the_feature_pass_on_n_processes_equals_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Runs of batches in forked processes give the rows one process gives, in order; a
+    child that fails leaves its run to the parent, with the same rows."""
     import pyarrow as pa
 
     from neardup_udfs.driver import near
@@ -233,7 +233,8 @@ def test_the_feature_pass_on_two_processes_equals_one(monkeypatch) -> None:  # t
     monkeypatch.setattr(near, "BATCH_ROWS", 8)
     one = near._features(table, pipeline, workers=1)
     monkeypatch.setattr(near, "FORK_MIN_ROWS", 0)
-    assert near._features(table, pipeline, workers=2).equals(one)
+    assert near._features(table, pipeline, workers=3).equals(one)
+    assert near._features(table, pipeline, workers=5).equals(one)
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise OSError("the child cannot write")
@@ -241,4 +242,4 @@ def test_the_feature_pass_on_two_processes_equals_one(monkeypatch) -> None:  # t
     from neardup_udfs.driver import fork
 
     monkeypatch.setattr(fork.pickle, "dump", broken)  # only the child pickles
-    assert near._features(table, pipeline, workers=2).equals(one)
+    assert near._features(table, pipeline, workers=3).equals(one)

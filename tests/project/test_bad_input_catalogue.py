@@ -76,6 +76,15 @@ def _exit(call: Callable[[], Any]) -> tuple[int, Any]:
         return 2, str(e)
 
 
+def _four_samples(tmp_path: Path) -> Path:
+    """A folder ``docs`` under ``tmp_path`` holding the first four bundled samples."""
+    src = tmp_path / "docs"
+    src.mkdir()
+    for p in SAMPLES[:4]:
+        shutil.copy(p, src / p.name)
+    return src
+
+
 def _rejects(spark: Any, out: Path, id_col: str = "doc_id") -> dict[str, str]:
     return {r[id_col]: r["reason"] for r in spark.read.parquet(str(out / "rejects")).collect()}
 
@@ -326,10 +335,7 @@ def test_a_streaming_dataframe_is_refused_up_front(spark: Any, tmp_path: Path) -
 def test_the_cli_names_a_damaged_or_missing_output(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    src = tmp_path / "docs"
-    src.mkdir()
-    for p in SAMPLES[:4]:
-        shutil.copy(p, src / p.name)
+    src = _four_samples(tmp_path)
     out = tmp_path / "out"
     assert _dedup(spark, src, out)[0] == 0
     assert cli_main(["clusters", str(out)]) == 0
@@ -384,10 +390,7 @@ def test_outputs_that_would_touch_inputs_or_other_runs(spark: Any, tmp_path: Pat
 def test_damaged_indexes_are_refused_before_work(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    src = tmp_path / "docs"
-    src.mkdir()
-    for p in SAMPLES[:4]:
-        shutil.copy(p, src / p.name)
+    src = _four_samples(tmp_path)
     idx = tmp_path / "idx"
     cfg = load_index_config(action="build", input=str(src), index=str(idx), batch_id="b1")
     assert _exit(lambda: index.run(spark, cfg))[0] == 0

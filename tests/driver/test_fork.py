@@ -1,0 +1,82 @@
+"""driver.fork: work cut into runs, each but the first in a forked process of its own, the
+results back in order; a failed child's run left to the caller, a named exception raised."""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from local_runs import engine_config, streamed, write_lines
+
+from neardup_udfs.driver import blocks, fork
+from neardup_udfs.driver.read import Declined
+from neardup_udfs.runs import local as local_run
+
+
+def test_split_cuts_consecutive_runs_as_even_as_can_be() -> None:
+    assert fork.split(10, 3) == [(0, 4), (4, 7), (7, 10)]
+    assert fork.split(2, 5) == [(0, 1), (1, 2)]
+    assert fork.split(0, 4) == [(0, 0)]
+    for n in range(0, 30):
+        for parts in range(1, 8):
+            runs = fork.split(n, parts)
+            assert runs[0][0] == 0 and runs[-1][1] == n and len(runs) == max(1, min(n, parts))
+            assert all(a[1] == b[0] for a, b in zip(runs, runs[1:], strict=False))
+
+
+def _whoami(i: int) -> tuple[int, int]:
+    return i, os.getpid()
+
+
+def test_each_task_runs_in_a_process_of_its_own_in_order() -> None:
+    got = fork.in_parts([partial(_whoami, i) for i in range(4)])
+    assert [g[0] for g in got if g is not None] == [0, 1, 2, 3]
+    pids = [g[1] for g in got if g is not None]
+    assert pids[0] == os.getpid() and len(set(pids)) == 4
+
+
+def _declines() -> int:
+    raise Declined("too many")
+
+
+def _dies() -> int:
+    os._exit(3)
+
+
+def test_a_failed_child_is_none_and_a_named_exception_is_raised() -> None:
+    assert fork.in_parts([lambda: 1, _dies, lambda: 3]) == [1, None, 3]
+    with pytest.raises(Declined, match="too many"):
+        fork.in_parts([lambda: 1, lambda: 2, _declines], raised=(Declined,))
+    with pytest.raises(ValueError, match="here"):
+        fork.in_parts([partial(int, "here"), lambda: 2])
+
+
+@pytest.mark.parametrize("master", ["local[1]", "local[3]", "local[4]"])
+def test_local_n_starts_n_processes_and_the_rows_do_not_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, master: str
+) -> None:
+    """The local engine's streamed read on ``local[N]`` cuts its blocks over N processes
+    (more than this machine's cores included), and writes the rows ``local[1]`` writes."""
+    streamed(monkeypatch)
+    started: list[int] = []
+    real = fork.in_parts
+
+    def counted(tasks, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(len(tasks))
+        return real(tasks, **kwargs)
+
+    monkeypatch.setattr(blocks, "in_parts", counted)
+    rows = [{"text": f"words of document {i % 30} " * 20} for i in range(60)]
+    src = write_lines(tmp_path / "in.jsonl", rows)
+    outs = {}
+    for m in ("local[1]", master):
+        out = tmp_path / m.replace("[", "-").replace("]", "")  # no glob in an output
+        local_run.run_local(engine_config(src, out, id_col=None, text_col="text"),
+                            {"spark.master": m})  # fmt: skip
+        outs[m] = sorted(pq.read_table(out / "clusters").to_pylist(), key=repr)
+    n = int(master[len("local[") : -1])
+    assert started == ([] if n == 1 else [n])
+    assert outs[master] == outs["local[1]"] and len(outs[master]) == 60
