@@ -17,8 +17,9 @@ from __future__ import annotations
 import sys
 
 from neardup_udfs.config import DedupConfig
-from neardup_udfs.runs.dedup import Summary, format_summary, run
+from neardup_udfs.runs.dedup import run
 from neardup_udfs.runs.local import try_local
+from neardup_udfs.runs.summary import Summary, format_summary
 from neardup_udfs.submit import Job
 
 __all__ = ["JOB", "Summary", "build_parser", "format_summary", "main", "run"]

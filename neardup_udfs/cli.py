@@ -25,6 +25,7 @@ import numpy as np
 
 from neardup_udfs import __version__
 from neardup_udfs.index.store import IndexStoreError, pipeline_of
+from neardup_udfs.io.report_files import MANIFEST_NAME
 from neardup_udfs.kernels import hamming_index, minhash, winnow
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, preset_names, resolve
@@ -366,14 +367,11 @@ def _cmd_cover(args: argparse.Namespace) -> int:
     return _emit((record(doc_id, data) for doc_id, data in inputs.docs), inputs)
 
 
-_MANIFEST_NAME = "_MANIFEST.json"  # = neardup_udfs.io.MANIFEST_NAME (io imports Spark)
-
-
 def _manifest_job(store: ArrowStorage, output_dir: str) -> str | None:
     """The ``job`` a finished output's manifest names (None when it names none)."""
     from neardup_udfs.io.storage import join
 
-    data = store.read_bytes(join(output_dir, _MANIFEST_NAME))
+    data = store.read_bytes(join(output_dir, MANIFEST_NAME))
     try:
         job = json.loads(data or b"{}").get("job")
     except (ValueError, AttributeError):
@@ -396,9 +394,9 @@ def _finished_output(output_dir: str) -> ArrowStorage | None:
     if store.kind(output_dir) is None:
         _say([f"error: {output_dir!r} does not exist"])
         return None
-    if store.kind(join(output_dir, _MANIFEST_NAME)) != "file":
+    if store.kind(join(output_dir, MANIFEST_NAME)) != "file":
         print(
-            f"neardup: {output_dir!r} is not a finished dedup output (no {_MANIFEST_NAME})",
+            f"neardup: {output_dir!r} is not a finished dedup output (no {MANIFEST_NAME})",
             file=sys.stderr,
         )
         return None

@@ -13,7 +13,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from neardup_udfs import settings
-from neardup_udfs.io.readers import INPUT_FORMATS
+from neardup_udfs.driver.settings import CLUSTERINGS
+from neardup_udfs.engine import ENGINES, config_refusal
+from neardup_udfs.io.input_files import INPUT_FORMATS
 from neardup_udfs.io.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, IMAGE_CONTENT_TYPES, WarcOptions
 from neardup_udfs.kernels import lsh
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme, default_blocks, image_scheme
@@ -21,7 +23,6 @@ from neardup_udfs.kernels.phash import DEFAULT_MAX_PIXELS
 from neardup_udfs.normalization import NORMALIZATIONS
 from neardup_udfs.presets import Pipeline, PresetError, get_preset, resolve
 from neardup_udfs.settings import ConfigError, comma_list, fail, setting
-from neardup_udfs.stages.cluster import CLUSTERINGS
 
 __all__ = [
     "BoilerplateConfig",
@@ -58,7 +59,6 @@ VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
 REPRESENTATIVES = ("min_id", "earliest", "longest")
 KEEPS = ("none", "one")  # boilerplate: copies of a repeated passage that stay
-ENGINES = ("auto", "local", "driver", "spark")  # runs.dedup: where the near-duplicate core runs
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")
 SPANS_OUTPUTS = ("spans", "pair_summary", "rejects")
@@ -551,23 +551,12 @@ class DedupConfig(MethodConfig, TableConfig, ClusterConfig, InputConfig):
                 if getattr(self, key) != unset:
                     why = "anchored removes only documents verified near the kept one"
                     raise fail(key, f"applies to clustering 'connected' only ({why})")
-        if self.engine in ("local", "driver") and self.clustering != "anchored":
-            raise fail(
-                "engine", f"{self.engine!r} clusters anchored only (clustering 'connected': spark)"
-            )
-        if self.engine in ("local", "driver") and self.against:
-            raise fail(
-                "engine", f"{self.engine!r} does not match an index (against): use auto or spark"
-            )
-        if self.engine == "local" and self.input_format != "jsonl":
-            raise fail("engine", "'local' reads JSON lines only (input_format 'jsonl')")
         if self.representative == "earliest" and not self.order_col:
             raise fail("order_col", "representative 'earliest' needs an order column")
         self._check_tables()
-        if self.engine == "local" and self.input_table is not None:
-            raise fail("engine", "'local' reads JSON lines files, not a table (input_table)")
-        if self.engine == "local" and self.output_table_prefix is not None:
-            raise fail("engine", "'local' writes folders, not tables (output_table_prefix)")
+        refused = config_refusal(self)  # the engine decision's own rules (engine.py)
+        if refused is not None:
+            raise fail(*refused)
         self._check_method()
         if self.method == "minhash" and self.verification == "off":
             raise fail("verification", "'off' is for simhash only (MinHash pairs need a check)")

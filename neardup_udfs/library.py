@@ -15,7 +15,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from neardup_udfs import settings as settings_module
+from neardup_udfs.clock import StageClock
 from neardup_udfs.config import DedupConfig, ImagesConfig
+from neardup_udfs.engine import library_refusal
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
 from neardup_udfs.io.frames import check_batch, check_columns, check_image_columns
@@ -24,7 +26,6 @@ from neardup_udfs.io.report_files import report_of
 from neardup_udfs.io.storage import ArrowStorage, HadoopStorage, Storage, StorageError
 from neardup_udfs.runs import images as images_run
 from neardup_udfs.runs.dedup import (
-    Summary,
     checked_frame,
     dedup_report,
     deduplicate,
@@ -33,7 +34,8 @@ from neardup_udfs.runs.dedup import (
     update_index,
     verified_scores,
 )
-from neardup_udfs.runtime import Cache, StageClock, cached_run
+from neardup_udfs.runs.summary import Summary
+from neardup_udfs.runtime import Cache, cached_run
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -193,11 +195,9 @@ def frame_config(settings: dict[str, Any]) -> DedupConfig:
     files, an unknown key or an invalid value."""
     if settings.get("update_index") and not settings.get("batch_id"):
         raise ConfigError("batch_id: update_index from dedup(df) needs the batch's id in the index")
-    if settings.get("engine") == "local":
-        raise ConfigError(
-            "engine: 'local' reads JSON-lines files (the dedup job); dedup(df) runs on its "
-            "session: use 'auto', 'driver' or 'spark'"
-        )
+    refused = library_refusal(settings.get("engine"))
+    if refused is not None:
+        raise ConfigError(refused)
     return _frame_config(DedupConfig, settings, FRAME_KEYS, "dedup")
 
 

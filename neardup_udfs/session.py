@@ -18,21 +18,17 @@ from dataclasses import dataclass, field
 from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
 
+from neardup_udfs.engine import cores
 from neardup_udfs.settings import ConfigError
 
 __all__ = [
     "ADAPTIVE",
-    "BYTES_PER_DRIVER_EDGE",
-    "BYTES_PER_RESULT_EDGE",
-    "driver_edge_budget",
     "BYTES_PER_PARTITION",
-    "driver_byte_budget",
-    "driver_cores",
-    "local_byte_budget",
     "JobCount",
     "SHUFFLE_PARTITIONS",
     "SMALL_INPUT_BYTES",
     "classic_context",
+    "conf_of",
     "cut",
     "default_parallelism",
     "fit_adaptive",
@@ -42,7 +38,6 @@ __all__ = [
     "local_session",
     "run_settings",
     "spark_conf",
-    "submitted_conf",
 ]
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
@@ -78,59 +73,6 @@ def _chosen_by_user(spark: SparkSession, key: str = SHUFFLE_PARTITIONS) -> bool:
     return spark.conf.get(key) != default  # spark.conf.set at runtime
 
 
-# What an edge costs the driver when a graph is finished there. The edges are collected with
-# their string ids through Arrow (about 80 bytes an edge for ids of 30 characters) into the
-# driver JVM and then the Python driver, which builds the sort's and the greedy pass's arrays
-# beside them: 256 bytes of spark.driver.memory an edge, and 128 bytes of
-# spark.driver.maxResultSize (Spark fails a collect larger than that).
-BYTES_PER_DRIVER_EDGE = 256
-BYTES_PER_RESULT_EDGE = 128
-_UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-
-
-def _bytes(conf: Mapping[str, str], key: str, default: str) -> tuple[int, str]:
-    """``key``'s size in bytes and the text given; the default's when unset or unreadable."""
-    given = conf.get(key, None) or default
-    try:
-        return _size(given), given
-    except ValueError:
-        return _size(default), f"{default} (unreadable {given!r})"
-
-
-def _size(given: str) -> int:
-    """A size as Spark reads it (``512m``, ``2g``; a bare number is MiB); ValueError if none."""
-    text = given.strip().lower().rstrip("b")
-    unit = _UNITS.get(text[-1:], None)
-    return int(text[:-1]) * unit if unit else int(text) * (1 << 20)
-
-
-def driver_edge_budget(spark: SparkSession) -> tuple[int, str]:
-    """The most edges a run's driver takes whole (anchored clustering's
-    ``max_driver_edges`` when it is unset), and where the figure comes from: the smaller of
-    ``spark.driver.memory`` (default 1g) / :data:`BYTES_PER_DRIVER_EDGE` and
-    ``spark.driver.maxResultSize`` (default 1g; 0 is no limit) / :data:`BYTES_PER_RESULT_EDGE`."""
-    conf = _DriverConf(spark)
-    return _driver_share(conf, BYTES_PER_DRIVER_EDGE, BYTES_PER_RESULT_EDGE, " bytes an edge")
-
-
-def driver_byte_budget(spark: SparkSession | Mapping[str, str]) -> tuple[int, str]:
-    """The most bytes a run may hold in its driver (``engine = "auto"`` decides by it), and
-    where the figure comes from: half the smaller of ``spark.driver.memory`` (default 1g) and
-    ``spark.driver.maxResultSize`` (default 1g; 0 is no limit) of a session or of the
-    properties a job was started with (:func:`submitted_conf`)."""
-    conf = spark if isinstance(spark, Mapping) else _DriverConf(spark)
-    return _driver_share(conf, 2, 2, "")
-
-
-def local_byte_budget(conf: Mapping[str, str]) -> tuple[int, str]:
-    """The most bytes the ``local`` engine may hold, and where the figure comes from: all of
-    ``spark.driver.memory`` (default 1g). Its process holds the whole run, in place of the
-    local-mode JVM that memory was given to (the JVM ``spark-submit`` started holds nothing
-    of it), and nothing is collected, so no result limit applies."""
-    memory, given = _bytes(conf, "spark.driver.memory", "1g")
-    return memory, f"spark.driver.memory {given}"
-
-
 class _DriverConf(Mapping[str, str]):
     """A session's runtime conf, read as a mapping (only ``get`` is asked of it)."""
 
@@ -150,51 +92,11 @@ class _DriverConf(Mapping[str, str]):
         return 0
 
 
-def driver_cores(spark: SparkSession | Mapping[str, str]) -> int:
-    """The cores the driver's own process may use, by a session's conf or the properties a
-    job was started with: a local master's (``local``: 1, ``local[N]`` / ``local[N,F]``: N,
-    ``local[*]``: the machine's), else ``spark.driver.cores`` (default 1)."""
-    conf = spark if isinstance(spark, Mapping) else _DriverConf(spark)
-    master = conf.get("spark.master") or "local[*]"
-    if master == "local":
-        return 1
-    if master.startswith("local["):
-        given = master[len("local[") :].split(",")[0].rstrip("]")
-        try:
-            return (os.cpu_count() or 1) if given == "*" else max(1, int(given))
-        except ValueError:
-            return 1
-    try:
-        return max(1, int(conf.get("spark.driver.cores") or "1"))
-    except ValueError:
-        return 1
-
-
-def submitted_conf() -> dict[str, str]:
-    """The Spark properties this process was started with, read without starting Spark:
-    under ``spark-submit``, the ``spark.*`` system properties of its JVM (its flags, its
-    properties file, ``spark-defaults.conf``); else none (pyspark's defaults: local mode)."""
-    if "PYSPARK_GATEWAY_PORT" not in os.environ:
-        return {}
-    from pyspark.java_gateway import launch_gateway
-
-    props = launch_gateway().jvm.java.lang.System.getProperties()  # connects, starts nothing
-    return {str(k): str(props.get(k)) for k in props.keySet() if str(k).startswith("spark.")}
-
-
-def _driver_share(
-    conf: Mapping[str, str], of_memory: int, of_results: int, each: str
-) -> tuple[int, str]:
-    """The smaller of ``spark.driver.memory`` / ``of_memory`` and
-    ``spark.driver.maxResultSize`` / ``of_results`` (a result limit of 0 is none), and where
-    it comes from (``each`` follows the divisor)."""
-    memory, given = _bytes(conf, "spark.driver.memory", "1g")
-    budget, source = memory // of_memory, f"spark.driver.memory {given} / {of_memory}{each}"
-    results, limit = _bytes(conf, "spark.driver.maxResultSize", "1g")
-    if results > 0 and results // of_results < budget:
-        budget = results // of_results
-        source = f"spark.driver.maxResultSize {limit} / {of_results}{each}"
-    return budget, source
+def conf_of(spark: SparkSession) -> Mapping[str, str]:
+    """``spark``'s runtime conf as a mapping of Spark properties (the values ``engine``
+    reads: the master, the driver's memory, cores and result limit), on classic and Connect
+    sessions alike; only ``get`` is asked of it."""
+    return _DriverConf(spark)
 
 
 def local_session(app: str, conf: Mapping[str, str], master: str = "local[2]") -> SparkSession:
@@ -306,7 +208,7 @@ def fit_shuffle_partitions(
 def default_parallelism(spark: SparkSession) -> int:
     """Spark's default parallelism: the SparkContext's on a classic session; on Spark
     Connect, ``spark.default.parallelism`` when set, else the driver's cores by the master
-    (:func:`driver_cores`)."""
+    (``engine.cores``)."""
     sc = classic_context(spark)
     if sc is not None:
         return max(1, sc.defaultParallelism)
@@ -314,7 +216,7 @@ def default_parallelism(spark: SparkSession) -> int:
         return max(1, int(spark.conf.get("spark.default.parallelism", None) or 0))
     except ValueError:
         pass
-    return driver_cores(spark)
+    return cores(_DriverConf(spark))
 
 
 @dataclass

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from engine_corpus import TABLES
 
+from neardup_udfs import engine as engine_rules
 from neardup_udfs.config import load_config
 from neardup_udfs.driver import blocks
-from neardup_udfs.runs import local as local_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,5 +34,5 @@ def engine_config(src: Path | str, out: Path | str, **settings: Any) -> Any:
 
 def streamed(mp: pytest.MonkeyPatch) -> None:
     """The local engine never holds the input whole: it reads it in blocks of 300 bytes."""
-    mp.setattr(local_run, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
+    mp.setattr(engine_rules, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
     mp.setattr(blocks, "BLOCK_BYTES", 300)

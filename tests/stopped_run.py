@@ -14,14 +14,14 @@ import sys
 import time
 from typing import Any
 
+from neardup_udfs import engine as engine_rules
 from neardup_udfs.driver import blocks
-from neardup_udfs.runs import local as local_run
 
 
 def main(src: str, out: str) -> int:
     import dedup  # jobs/dedup.py, as spark-submit runs it
 
-    local_run.DRIVER_TEXT_COPIES = 10**12  # never held whole: streamed
+    engine_rules.DRIVER_TEXT_COPIES = 10**12  # never held whole: streamed
     blocks.BLOCK_BYTES = 300
     rows = blocks._block_rows  # noqa: SLF001
     seen: list[int] = []

@@ -608,13 +608,6 @@ def _clusters_output(root: Path) -> Path:
     return root
 
 
-def test_manifest_name_is_the_jobs_success_marker() -> None:
-    from neardup_udfs import cli
-    from neardup_udfs.io.readers import MANIFEST_NAME
-
-    assert cli._MANIFEST_NAME == MANIFEST_NAME
-
-
 def test_clusters_lists_families_largest_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

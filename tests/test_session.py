@@ -4,15 +4,14 @@ counted."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from fake_spark import FakeConf
 
 from neardup_udfs import session
 from neardup_udfs.config import load_config
+from neardup_udfs.engine import edge_budget
 from neardup_udfs.runs import dedup as dedup_run
 from neardup_udfs.session import (
     ADAPTIVE,
@@ -134,34 +133,6 @@ def test_reliable_lineage_cuts_where_a_checkpoint_directory_is_set(spark, tmp_pa
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize(
-    ("settings", "edges", "source"),
-    [
-        ({}, (1 << 30) // 256, "memory 1g"),  # Spark's defaults: 1g each
-        ({"spark.driver.memory": "2g"}, (2 << 30) // 256, "memory 2g"),  # = 1g / 128
-        ({"spark.driver.memory": "512m"}, (512 << 20) // 256, "memory 512m"),
-        ({"spark.driver.memory": "1024"}, (1024 << 20) // 256, "memory 1024"),  # bare: MiB
-        ({"spark.driver.memory": "16g"}, (1 << 30) // 128, "maxResultSize 1g"),
-        (
-            {"spark.driver.memory": "16g", "spark.driver.maxResultSize": "0"},
-            (16 << 30) // 256,
-            "memory 16g",
-        ),  # 0: no result limit
-        ({"spark.driver.memory": "lots"}, (1 << 30) // 256, "memory 1g (unreadable 'lots')"),
-    ],
-)
-def test_driver_edge_budget_follows_the_driver_memory(
-    settings: dict[str, str], edges: int, source: str
-) -> None:
-    """The smaller of the driver's memory / 256 bytes and its result limit / 128 bytes."""
-    from types import SimpleNamespace
-
-    budget, said = session.driver_edge_budget(SimpleNamespace(conf=FakeConf(settings)))  # type: ignore[arg-type]
-    assert budget == edges
-    assert said == f"spark.driver.{source} / {256 if 'memory' in source else 128} bytes an edge"
-
-
-@pytest.mark.spark
 def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Unset max_driver_edges: the driver's memory sets the budget and a small graph is
     settled there with no round; max_driver_edges = 0: rounds, the same clusters."""
@@ -178,29 +149,8 @@ def test_report_says_which_cluster_path_ran_and_why(spark, tmp_path) -> None:  #
         )
     assert runs["driver"]["path"] == "driver" and runs["driver"]["rounds"] == 0
     assert runs["driver"]["budget_from"].startswith("spark.driver.memory")
-    assert runs["driver"]["driver_edge_budget"] == session.driver_edge_budget(spark)[0]
+    assert runs["driver"]["driver_edge_budget"] == edge_budget(session.conf_of(spark))[0]
     assert runs["rounds"]["path"] == "rounds, then the driver" and runs["rounds"]["rounds"] >= 1
     assert runs["rounds"]["budget_from"] == "max_driver_edges"
     assert runs["rounds"]["driver_edge_budget"] == 0
     assert runs["driver-clusters"] == runs["rounds-clusters"]
-
-
-def test_driver_cores_follow_the_master() -> None:
-    from neardup_udfs.session import driver_cores
-
-    assert driver_cores({"spark.master": "local"}) == 1
-    assert driver_cores({"spark.master": "local[3]"}) == 3
-    assert driver_cores({"spark.master": "local[2,4]"}) == 2
-    assert driver_cores({"spark.master": "local[*]"}) == (os.cpu_count() or 1)
-    assert driver_cores({}) == (os.cpu_count() or 1)  # pyspark's default master: local[*]
-    assert driver_cores({"spark.master": "yarn", "spark.driver.cores": "4"}) == 4
-    assert driver_cores({"spark.master": "yarn"}) == 1
-
-
-def test_local_budget_is_the_driver_memory() -> None:
-    """No result limit applies: nothing is collected through the JVM."""
-    from neardup_udfs.session import local_byte_budget
-
-    assert local_byte_budget({}) == (1 << 30, "spark.driver.memory 1g")
-    got = local_byte_budget({"spark.driver.memory": "4g", "spark.driver.maxResultSize": "1m"})
-    assert got == (4 << 30, "spark.driver.memory 4g")

@@ -25,6 +25,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.driver.batches import document_features_fn
 from neardup_udfs.driver.fork import can_fork, in_parts, split
 from neardup_udfs.driver.near import SET_CHUNK, SMALL_COLUMNS, Sketches, sketches_of
 from neardup_udfs.driver.read import (
@@ -40,12 +41,11 @@ from neardup_udfs.driver.read import (
     rejects_table,
     repeated_ids,
 )
+from neardup_udfs.io.reasons import rejects_by_reason
 from neardup_udfs.io.scratch import ScratchSpaceError, check_room, full, make_scratch
 from neardup_udfs.io.storage import Listed, LocalStorage
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LENGTH, TEXT
-from neardup_udfs.stages.read import rejects_by_reason
-from neardup_udfs.udfs import document_features_fn
 
 __all__ = [
     "Block",

@@ -2,7 +2,7 @@
 cluster row per document out, equal row for row to what the Spark stages give (the dedup
 run's ``fingerprint``, ``pairs`` and ``cluster`` with anchored clustering).
 
-The same kernels and Arrow adapters do the work (``udfs.document_features_fn``,
+The same kernels and Arrow adapters do the work (``driver.batches.document_features_fn``,
 ``kernels.band_pairs``, ``kernels.words_jit``, ``kernels.greedy``); only the plumbing
 between them differs: numpy sorts and index arrays where the Spark stages group, join and
 shuffle. A run takes this path when its input fits the driver (``runs.dedup``, config key
@@ -23,15 +23,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.clock import StageClock
+from neardup_udfs.driver.batches import document_features_fn
 from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.fork import can_fork, in_parts, split
+from neardup_udfs.driver.settings import HOT_BUCKETS_LISTED, NearSettings, hot_bucket
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
 from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.runs.near import HOT_BUCKETS_LISTED, NearSettings, hot_bucket
-from neardup_udfs.runtime import StageClock
 from neardup_udfs.schemas import (
     BAND,
     BAND_KEYS,
@@ -51,7 +52,6 @@ from neardup_udfs.schemas import (
     A,
     B,
 )
-from neardup_udfs.udfs import document_features_fn
 
 __all__ = [
     "DriverNear",
@@ -225,7 +225,7 @@ SMALL_COLUMNS = [DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH]
 
 
 def sketches_of(features: pa.Table, pipeline: Pipeline) -> Sketches:
-    """``udfs.document_features_fn``'s rows as :class:`Sketches` (no copy of the sketches
+    """``driver.batches.document_features_fn``'s rows as :class:`Sketches` (no copy of the sketches
     where Arrow's buffers allow)."""
     table = features.select(SMALL_COLUMNS)
     if pipeline.kind == "simhash":
@@ -282,9 +282,9 @@ class TableTexts:
 
 
 def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table:
-    """``udfs.document_features_fn`` over every row of ``texts``, in order; with ``workers``
-    of 2 or more (and ``os.fork``), a large input is cut into ``workers`` runs of batches,
-    each but the first in a forked process of its own, so the pass runs on that many cores
+    """``driver.batches.document_features_fn`` over every row of ``texts``, in order; with
+    ``workers`` of 2 or more (and ``os.fork``), a large input is cut into ``workers`` runs of
+    batches, each but the first in a forked process of its own, so the pass runs on that many cores
     (``driver.fork.in_parts``; a run whose process fails is redone here)."""
     chosen = texts.select([DOC_ID, TEXT])
     batches = chosen.to_batches(max_chunksize=BATCH_ROWS)

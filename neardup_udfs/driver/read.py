@@ -25,10 +25,9 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from neardup_udfs.io.input_files import unread_files
-from neardup_udfs.io.readers import NOT_UNICODE
+from neardup_udfs.io.reasons import NOT_UNICODE, rejects_by_reason
 from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
-from neardup_udfs.stages.read import rejects_by_reason
 
 __all__ = [
     "Counted",

@@ -16,7 +16,11 @@ from dataclasses import dataclass
 
 from neardup_udfs.io.storage import FileStore, Listed
 
-__all__ = ["DANGLING_REASON", "HIDDEN_REASON", "Unread", "hidden_name", "unread_files"]
+__all__ = [
+    "DANGLING_REASON",
+    "INPUT_FORMATS", "HIDDEN_REASON", "Unread", "hidden_name", "unread_files"]
+
+INPUT_FORMATS = ("text", "jsonl", "parquet", "warc", "wet")  # what the readers read
 
 HIDDEN_REASON = "not read: a name starting with '_' or '.' (Spark skips it)"
 DANGLING_REASON = "not read: a symbolic link whose target does not exist"

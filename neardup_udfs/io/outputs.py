@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.reasons import InputError
 from neardup_udfs.io.scratch import remove_scratch
 from neardup_udfs.io.storage import FileStore, Storage, StorageError, file_in_the_way, join
 

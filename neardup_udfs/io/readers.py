@@ -30,7 +30,20 @@ from pyspark.sql.types import (
     VariantType,
 )
 
-from neardup_udfs.io.input_files import unread_files
+from neardup_udfs.io.input_files import INPUT_FORMATS, unread_files
+from neardup_udfs.io.reasons import (
+    GZIP_CORRUPT,
+    GZIP_TRUNCATED,
+    LINE_REASONS,
+    MALFORMED_JSON,
+    NOT_A_STRING,
+    NOT_UNICODE,
+    NOT_UTF8,
+    NOT_UTF16,
+    NOT_UTF32,
+    EmptyInput,
+    InputError,
+)
 from neardup_udfs.io.storage import HadoopStorage, Listed, escape_glob
 from neardup_udfs.io.warc import WarcOptions, record_batches
 from neardup_udfs.schemas import (
@@ -50,7 +63,6 @@ __all__ = [
     "INPUT_FORMATS",
     "LINE_REASONS",
     "MALFORMED_JSON",
-    "MANIFEST_NAME",
     "NOT_A_STRING",
     "NOT_UNICODE",
     "NOT_UTF8",
@@ -69,42 +81,8 @@ __all__ = [
 
 _log = logging.getLogger("neardup.readers")
 
-INPUT_FORMATS = ("text", "jsonl", "parquet", "warc", "wet")
 WARC_RECORD_ID = "warc_record_id"  # warc/wet with --id-col: the record's own id
-MANIFEST_NAME = "_MANIFEST.json"  # the success marker every job writes last
 WARC_FORMATS = ("warc", "wet")
-MALFORMED_JSON = "malformed JSON"  # a JSON-lines line that does not parse as a JSON object
-NOT_A_STRING = "text is not a string"  # a JSON-lines text value that is a number, list, ...
-NOT_UTF8 = "not valid UTF-8"  # a JSON-lines line whose bytes are not text in its encoding
-NOT_UTF16 = "not valid UTF-16"
-NOT_UTF32 = "not valid UTF-32"
-# a JSON-lines text value holding a lone surrogate (an escape such as \ud800 without its pair
-# of \udc00-\udfff, or one of those alone): a string no UTF-8 text holds. Elsewhere than the
-# text (the id, another field) one is read as '?', as Spark reads it; the rule is one:
-# ``_not_unicode`` (Spark), ``driver.read.lone_surrogates`` (the local engine)
-NOT_UNICODE = "text is not valid Unicode (a lone surrogate escape, e.g. \\ud800)"
-# a .gz JSON-lines file that breaks off (or turns to garbage): one reject for all it has left
-GZIP_TRUNCATED = "gzip stream ends early: this line and the rest of the file are lost"
-GZIP_CORRUPT = "corrupt gzip stream: this line and the rest of the file cannot be read"
-# the rejects named ``<file URI>#L<line>`` rather than by an id (see :func:`malformed_lines`)
-LINE_REASONS = (MALFORMED_JSON, NOT_UTF8, NOT_UTF16, NOT_UTF32, GZIP_TRUNCATED, GZIP_CORRUPT)
-
-
-class InputError(ValueError):
-    """The input cannot be read as asked; the message names the path, format or column."""
-
-
-class EmptyInput(InputError):
-    """The input holds no records (no files, or only empty ones) and an empty input was not
-    allowed."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            f"input path {path!r} holds no records (no files, or only empty ones); pass "
-            "--allow-empty-input (allow_empty_input = true) to make that an empty run"
-        )
-
-
 def require_input(store: HadoopStorage, path: str) -> None:
     """:class:`InputError` when input ``path`` names nothing (a glob: matches nothing).
     Checked before Spark's reader is asked: its failed listing is a WARN with a Java stack

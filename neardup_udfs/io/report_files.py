@@ -10,13 +10,14 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from neardup_udfs import __version__
-from neardup_udfs.io.readers import MANIFEST_NAME
 from neardup_udfs.io.storage import Storage, join
 
 if TYPE_CHECKING:  # only its type: report_files imports no config code
     from neardup_udfs.config import Settings
 
-__all__ = ["counts_of", "report_of", "run_keys", "write_report"]
+__all__ = ["MANIFEST_NAME", "counts_of", "report_of", "run_keys", "write_report"]
+
+MANIFEST_NAME = "_MANIFEST.json"  # the success marker every job writes last
 
 _log = logging.getLogger("neardup.report")
 

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 
-from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.reasons import InputError
 
 __all__ = [
     "PREFIX",

@@ -19,11 +19,12 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType
 
+from neardup_udfs.clock import LostRecords, StageClock
 from neardup_udfs.config import BOILERPLATE_OUTPUTS, BoilerplateConfig
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.writer import claim_run_output, write_frames
-from neardup_udfs.runtime import LostRecords, RunScope, StageClock, run_scoped
+from neardup_udfs.runtime import RunScope, run_scoped
 from neardup_udfs.schemas import DOC_ID, TEXT
 from neardup_udfs.stages.passages import (
     keep_counts,

@@ -13,27 +13,39 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from neardup_udfs.clock import StageClock
 from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.driver.near import near_on_driver
+from neardup_udfs.driver.settings import NearSettings
+from neardup_udfs.engine import core_engine, cores
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexManifest, IndexStoreError
 from neardup_udfs.io.frames import arrow_frame, check_columns
 from neardup_udfs.io.outputs import check_directory
 from neardup_udfs.io.readers import WARC_RECORD_ID, InputError
-from neardup_udfs.io.report_files import run_keys, write_report
+from neardup_udfs.io.report_files import write_report
 from neardup_udfs.io.storage import HadoopStorage, Storage, join
 from neardup_udfs.io.tables import check_output_tables, read_table, write_tables
 from neardup_udfs.io.writer import claim_run_output, write_frames
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
-from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
-from neardup_udfs.runtime import Cache, LostRecords, RunScope, StageClock, run_scoped
+from neardup_udfs.runs.local import try_local
+from neardup_udfs.runs.near import NearDuplicates
+from neardup_udfs.runs.summary import (
+    DRIVER_PATH,
+    Summary,
+    check_accounted,
+    near_settings,
+    report_extras,
+    take_counts,
+)
+from neardup_udfs.runtime import Cache, RunScope, run_scoped
 from neardup_udfs.schemas import (
     BAND,
     BAND_KEYS,
@@ -52,7 +64,7 @@ from neardup_udfs.schemas import (
     SIMILARITY,
     TEXT,
 )
-from neardup_udfs.session import cut, driver_byte_budget, driver_cores
+from neardup_udfs.session import conf_of, cut
 from neardup_udfs.stages.exact import led
 from neardup_udfs.stages.fingerprint import document_features
 from neardup_udfs.stages.index import IndexReader, add_batch, match_index, value_col
@@ -61,46 +73,18 @@ from neardup_udfs.stages.samples import sample_clusters, shown_samples
 from neardup_udfs.stages.summaries import score_summary
 
 __all__ = [
-    "DRIVER_BYTES_PER_DOC",
-    "DRIVER_PATH",
-    "DRIVER_TEXT_COPIES",
     "Core",
-    "Summary",
-    "check_accounted",
     "checked_frame",
-    "choose_engine",
-    "format_summary",
-    "near_settings",
     "open_against",
     "run",
-    "take_counts",
     "Deduplicated",
     "dedup_report",
     "deduplicate",
-    "report_extras",
     "update_index",
     "verified_scores",
 ]
 
 log = logging.getLogger("neardup.dedup")
-
-
-@dataclass
-class Summary(NearCounts):
-    """What a run did; also the counts of report.json."""
-
-    input: int = 0
-    rejected: int = 0
-    empty: int = 0  # no text left after normalization: kept, nobody's duplicate
-    exact_duplicates: int = 0
-    index_matches: int = 0  # --against: documents removed as duplicates of indexed ones
-    containment_pairs: int = 0  # --containment: verified pairs of kept documents
-    contained: int = 0  # --containment: documents removed next to a container
-    containment_kept: int = 0  # --containment: kept, though contained (no container stays)
-    index_added: int = 0  # --update-index: documents appended to the index
-    pipeline: str = ""
-    seconds: dict[str, float] = field(default_factory=dict)
-    input_stats: dict[str, Any] = field(default_factory=dict)  # report.json "input"
 
 
 def run(spark: SparkSession, config: DedupConfig) -> Summary:
@@ -113,8 +97,6 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         (``runs.local``).
     """
     if config.engine == "local":
-        from neardup_udfs.runs.local import try_local  # it builds on this module
-
         done = try_local(config)
         assert done is not None  # engine local: a summary or an InputError
         return done
@@ -122,37 +104,6 @@ def run(spark: SparkSession, config: DedupConfig) -> Summary:
         return run_scoped(spark, "dedup", config, _run)
     except IndexStoreError as e:
         raise InputError(str(e)) from None
-
-
-def format_summary(s: Summary) -> str:
-    """The summary the job prints: one count per line, the pipeline id first."""
-    rows: list[tuple[str, Any]] = [
-        ("pipeline", s.pipeline),
-        ("input documents", s.input),
-        ("rejected", s.rejected),
-        ("empty (no visible text)", s.empty),
-        ("exact duplicates", s.exact_duplicates),
-        ("candidate pairs", s.candidates),
-        ("verified pairs", s.verified),
-        ("clusters (2+ members)", s.clusters),
-        ("removed as duplicates", s.removed),
-        ("kept", s.kept),
-        ("chained members", s.chained),
-        ("hot buckets", s.hot_buckets),
-        ("matched the index", s.index_matches),
-        *(
-            [("containment pairs", s.containment_pairs), ("removed as contained", s.contained)]
-            if ";containment=" in s.pipeline
-            else []
-        ),
-        ("added to the index", s.index_added),
-        ("cluster rounds", s.rounds),
-        ("finished on the driver", s.driver_edges),
-        ("seconds", sum(s.seconds.values())),
-    ]
-    return "\n".join(
-        f"{k:<24}{v:>12}" if not isinstance(v, float) else f"{k:<24}{v:>12.1f}" for k, v in rows
-    )
 
 
 @dataclass(frozen=True)
@@ -274,7 +225,7 @@ def deduplicate(
     against: Against | None = None,
 ) -> Deduplicated:
     """The dedup run between its read and its outputs, shared by the job and the library:
-    from the checked input ``read``, the engine ``config`` picks (:func:`choose_engine`)
+    from the checked input ``read``, the engine ``engine.core_engine`` picks
     finds the clusters; ``summary`` holds the counts.
 
     Raises:
@@ -283,8 +234,8 @@ def deduplicate(
     """
     pipeline = config.pipeline()
     good, n_good = read.good, read.n_good
-    engine = choose_engine(spark, config, read)
-    settings = near_settings(config, pipeline, against)
+    engine = core_engine(config, read.text_bytes, read.n_good, conf_of(spark))
+    settings = near_settings(config, pipeline, against.previous if against else None)
     if engine["engine"] == "driver":
         with clock.stage("collect") as rows:
             collected = _collected(good, config)
@@ -335,16 +286,6 @@ def verified_scores(pairs: DataFrame) -> dict[str, Any]:
     return dict(score_summary(pairs, metric, "verified pairs"))
 
 
-def check_accounted(summary: Summary, clustered: int, accepted: int) -> None:
-    """LostRecords unless every accepted row has its cluster row and kept + removed +
-    rejected = input."""
-    if clustered != accepted or summary.kept + summary.removed + summary.rejected != summary.input:
-        raise LostRecords(
-            f"input {summary.input}: kept {summary.kept} + removed {summary.removed} + "
-            f"rejected {summary.rejected} != input (clustered {clustered} of {accepted})"
-        )
-
-
 def dedup_report(
     config: DedupConfig,
     summary: Summary,
@@ -374,37 +315,6 @@ def dedup_report(
     return {**extras, **({"tables": dict(tables)} if tables else {})}
 
 
-def report_extras(
-    config: DedupConfig,
-    summary: Summary,
-    settings: NearSettings,
-    *,
-    histogram: Mapping[int, int],
-    engine: Mapping[str, Any],
-    cluster: Mapping[str, Any],
-    bands: list[dict[str, Any]],
-    hot: list[dict[str, Any]],
-    scores: Mapping[str, Any],
-    spark: Mapping[str, Any],
-    index: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """report.json of a dedup run, whichever engine ran it, as ``io.report_files.report_of``'s
-    keywords (counts, seconds, pipeline, config, then the run's own keys)."""
-    pipeline = config.pipeline()
-    return dict(
-        **run_keys(summary, config, (config.run_id(), pipeline.version)),
-        cluster_size_histogram={str(k): v for k, v in histogram.items()},
-        engine=dict(engine),
-        cluster=dict(cluster),
-        bands=bands,
-        **({"index": dict(index)} if index is not None else {}),
-        hot_buckets=hot,
-        **({"hamming": settings.hamming_scheme().describe()} if pipeline.kind == "simhash" else {}),
-        scores=dict(scores),
-        spark=dict(spark),
-    )
-
-
 @dataclass(frozen=True)
 class Core:
     """What the run's near-duplicate core hands to the outputs, whichever engine ran it."""
@@ -419,45 +329,6 @@ class Core:
     members: DataFrame | None = None  # spark: doc_id, leader, exact_key, ... (the index needs)
     sketches: DataFrame | None = None  # spark: the leaders' sketches (the index needs them)
     matches: DataFrame | None = None  # against: leaders near an indexed document
-
-
-def choose_engine(spark: SparkSession, config: DedupConfig, read: Checked) -> dict[str, Any]:
-    """Where the run's core runs (report.json ``engine``): ``engine`` (``driver`` or
-    ``spark``) and ``why``; under ``auto`` also the driver's budget and the run's need.
-
-    Notes:
-        ``auto`` picks the driver for an anchored run without ``against`` whose need fits
-        ``session.driver_byte_budget``: :data:`DRIVER_TEXT_COPIES` times the accepted
-        texts and :data:`DRIVER_BYTES_PER_DOC` a document.
-    """
-    if config.engine != "auto":
-        return {"engine": config.engine, "why": f"config key engine = {config.engine!r}"}
-    if config.clustering != "anchored" or config.against:
-        why = "connected clustering" if config.clustering != "anchored" else "against an index"
-        return {"engine": "spark", "why": f"{why} runs on Spark stages"}
-    budget, source = driver_byte_budget(spark)
-    need = DRIVER_TEXT_COPIES * read.text_bytes + DRIVER_BYTES_PER_DOC * read.n_good
-    fits = need <= budget
-    return {
-        "engine": "driver" if fits else "spark",
-        "why": "the accepted texts fit the driver's budget"
-        if fits
-        else "the accepted texts exceed the driver's budget",
-        "need_bytes": need,
-        "driver_budget_bytes": budget,
-        "budget_from": source,
-    }
-
-
-DRIVER_TEXT_COPIES = 6
-"""``engine = "auto"``: the driver's bytes per byte of accepted text (the collected table, a
-batch's Python strings and their normalized form, the shingle sets of the texts with pairs
-to check; measured: 6.6 on 10,000 long dense documents, 11 on the short corpus with its
-ids and sketches counted in)."""
-
-DRIVER_BYTES_PER_DOC = 4096
-"""``engine = "auto"``: what a document costs the driver besides its text (its MinHash
-signature and band keys, its rows in the buckets it shares, its id)."""
 
 
 def _collected(good: DataFrame, config: DedupConfig) -> Any:
@@ -477,7 +348,7 @@ def _driver_core(
     """The core in the driver's process (``driver.near``), its tables handed back to Spark."""
     order = table.column("__order") if "__order" in table.column_names else None
     found = near_on_driver(table, pipeline, settings, order=order, clock=clock,
-                           workers=driver_cores(spark))  # fmt: skip
+                           workers=cores(conf_of(spark)))  # fmt: skip
     take_counts(summary, found.counts)
     clusters = arrow_frame(spark, found.clusters)
     verified = arrow_frame(spark, found.pairs.drop_columns([BAND]))
@@ -490,24 +361,6 @@ def _driver_core(
         found.hot,
         DRIVER_PATH,
     )
-
-
-DRIVER_PATH: dict[str, Any] = {
-    "clustering": "anchored",
-    "path": "driver",
-    "why": "the whole run's core ran on the driver (engine)",
-    "rounds": 0,
-}
-"""report.json ``cluster`` of a run whose core ran in the driver's process."""
-
-
-def take_counts(summary: Summary, counts: Mapping[str, int]) -> None:
-    """``summary`` holds ``driver.near``'s ``counts``."""
-    for key in ("empty", "exact_duplicates", "candidates", "verified", "hot_buckets", "kept",
-                "removed", "clusters", "driver_edges"):  # fmt: skip
-        setattr(summary, key, counts[key])
-    for key in ("containment_pairs", "contained", "containment_kept"):  # containment runs
-        setattr(summary, key, counts.get(key, 0))
 
 
 def _spark_core(
@@ -672,32 +525,3 @@ def _write_outputs(
         return {}
     write_frames(store, config.output, frames, (), OUTPUTS)  # no folder of an earlier run stays
     return write_tables(spark, prefix, frames, wanted, OUTPUTS, job="dedup")
-
-
-def near_settings(
-    config: DedupConfig, pipeline: Pipeline, against: Against | None = None
-) -> NearSettings:
-    """The shared stages' settings of a dedup config (the chaining floor defaults to the
-    run's own threshold: ``k`` for SimHash, ``jaccard_threshold`` for MinHash; a SimHash run
-    against an existing index keys its candidates with the index's scheme)."""
-    scheme = config.hamming_scheme()
-    if against is not None and against.previous is not None and scheme is not None:
-        scheme = index_store.scheme_of(against.previous)  # an index keeps its scheme
-    floor = config.chaining_floor
-    if floor is None:
-        floor = config.max_distance if pipeline.kind == "simhash" else config.jaccard_threshold
-    return NearSettings(
-        max_distance=config.max_distance,
-        threshold=config.jaccard_threshold,
-        verification=config.verification,
-        hot_bucket_size=config.hot_bucket_size,
-        clustering=config.clustering,
-        max_rounds=config.max_rounds,
-        max_driver_edges=config.max_driver_edges,
-        rule=config.representative,
-        floor=floor,
-        no_chaining=config.no_chaining,
-        scheme=scheme,
-        containment=config.containment,
-        containment_min_shingles=config.containment_min_shingles,
-    )

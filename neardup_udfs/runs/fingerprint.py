@@ -13,11 +13,12 @@ from dataclasses import asdict, dataclass, replace
 from pyspark.sql import SparkSession
 
 from neardup_udfs import __version__
+from neardup_udfs.clock import LostRecords
 from neardup_udfs.config import FingerprintConfig
-from neardup_udfs.io.readers import MANIFEST_NAME
+from neardup_udfs.io.report_files import MANIFEST_NAME
 from neardup_udfs.io.storage import HadoopStorage, join
 from neardup_udfs.io.writer import claim_run_output, write_frames
-from neardup_udfs.runtime import LostRecords, RunScope, run_scoped
+from neardup_udfs.runtime import RunScope, run_scoped
 from neardup_udfs.stages.fingerprint import fingerprint
 from neardup_udfs.stages.read import read_checked
 

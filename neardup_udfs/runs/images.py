@@ -17,15 +17,17 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from neardup_udfs.clock import LostRecords, StageClock
 from neardup_udfs.config import IMAGE_OUTPUTS, ImagesConfig
+from neardup_udfs.driver.settings import NearCounts, NearSettings
 from neardup_udfs.io.input_files import HIDDEN_REASON
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.writer import claim_run_output, write_frames
 from neardup_udfs.presets import resolve
 from neardup_udfs.report import image_report_page
-from neardup_udfs.runs.near import Clusters, NearCounts, NearDuplicates, NearSettings
-from neardup_udfs.runtime import LostRecords, RunScope, StageClock, run_scoped
+from neardup_udfs.runs.near import Clusters, NearDuplicates
+from neardup_udfs.runtime import RunScope, run_scoped
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,

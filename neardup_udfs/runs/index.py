@@ -15,6 +15,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
+from neardup_udfs.clock import StageClock
 from neardup_udfs.config import IndexConfig
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.store import IndexStoreError
@@ -23,7 +24,7 @@ from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.writer import claim_run_output, write_frames
-from neardup_udfs.runtime import RunScope, StageClock, run_scoped
+from neardup_udfs.runtime import RunScope, run_scoped
 from neardup_udfs.schemas import DOC_ID, REASON
 from neardup_udfs.stages.exact import exact_keys
 from neardup_udfs.stages.fingerprint import sketch

@@ -5,7 +5,7 @@ read with Arrow (``driver.read``), the near-duplicate core in this process
 config writes.
 
 The job takes this path before it starts a Spark session (``submit.job_main``) when
-:func:`local_refusal` finds nothing against it; an input only Spark's reader reads as the
+``engine.local_refusal`` finds nothing against it; an input only Spark's reader reads as the
 job promises is :class:`driver.read.Declined` before anything is written, and the job then
 runs on Spark.
 """
@@ -13,7 +13,6 @@ runs on Spark.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.clock import StageClock
 from neardup_udfs.config import OUTPUTS, DedupConfig
 from neardup_udfs.driver.blocks import StreamedInput, read_streamed
 from neardup_udfs.driver.near import ShingledTexts, near_of_sketches, near_on_driver
@@ -33,79 +33,42 @@ from neardup_udfs.driver.outputs import (
     write_parquet_parts,
 )
 from neardup_udfs.driver.read import Declined, LocalInput, input_files, read_jsonl
+from neardup_udfs.engine import (
+    cores,
+    held_need,
+    local_byte_budget,
+    local_entry,
+    local_refusal,
+    streamed_need,
+    streamed_rows,
+    submitted_conf,
+)
 from neardup_udfs.io.outputs import OutputClaim, claim_output
-from neardup_udfs.io.readers import InputError
+from neardup_udfs.io.reasons import InputError
 from neardup_udfs.io.report_files import write_report
 from neardup_udfs.io.scratch import scratch_parent
 from neardup_udfs.io.storage import LocalStorage, StorageError, join
 from neardup_udfs.report import MEMBERS_SHOWN, report_page
-from neardup_udfs.runs.dedup import (
-    DRIVER_BYTES_PER_DOC,
+from neardup_udfs.runs.summary import (
     DRIVER_PATH,
-    DRIVER_TEXT_COPIES,
     Summary,
     check_accounted,
     near_settings,
     report_extras,
     take_counts,
 )
-from neardup_udfs.runtime import StageClock
 from neardup_udfs.schemas import BAND, DISTANCE, DOC_ID, IS_REPRESENTATIVE, SIMILARITY, TEXT
-from neardup_udfs.session import driver_cores, local_byte_budget, submitted_conf
 
-__all__ = ["local_refusal", "run_local", "try_local"]
+__all__ = ["run_local", "try_local"]
 
 log = logging.getLogger("neardup.dedup")
-
-_LOCAL_MASTERS = ("local", "local[")
-
-
-def local_refusal(config: DedupConfig, conf: Mapping[str, str]) -> str | None:
-    """Why ``config`` cannot run on the ``local`` engine in a job started with Spark
-    properties ``conf`` (``session.submitted_conf``); None when it can be tried.
-
-    Notes:
-        It can when the engine is ``auto`` or ``local``, clustering is anchored, there is no
-        ``against``, no table is read or written, the input is JSON lines, the master is
-        ``local`` / ``local[N]``, and the input, the output and the checkpoint directory are
-        on the local filesystem (a path without a scheme counts only where no Hadoop
-        configuration could make another filesystem the default).
-    """
-    if config.engine not in ("auto", "local"):
-        return f"config key engine = {config.engine!r}"
-    if config.clustering != "anchored":
-        return "connected clustering runs on Spark stages"
-    if config.against:
-        return "matching an index (against) runs on Spark stages"
-    if config.input_table or config.output_table_prefix:
-        return "metastore tables are read and written through Spark's catalog"
-    if config.input_format != "jsonl":
-        return f"input format {config.input_format!r} is read by Spark"
-    master = conf.get("spark.master", "local[*]")
-    if master != "local" and not master.startswith("local["):
-        return f"the master is {master!r}, not local"
-    default_fs = conf.get("spark.hadoop.fs.defaultFS", "")
-    hadoop_conf = os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")
-    for key in ("input", "output", "checkpoint_dir"):
-        path = getattr(config, key)
-        if not path:
-            continue
-        if "://" in path and not path.startswith("file:"):
-            return f"{key} {path!r} is not on the local filesystem"
-        if not path.startswith("file:") and (
-            (default_fs and not default_fs.startswith("file:")) or hadoop_conf
-        ):
-            return f"{key} {path!r} names the default filesystem, which Hadoop's configuration sets"
-    if any(k.startswith("spark.hadoop.fs.") and k != "spark.hadoop.fs.defaultFS" for k in conf):
-        return "the job sets Hadoop filesystem properties"
-    return None
 
 
 def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
     """``runs.dedup.run`` of ``config`` without Spark: the same outputs, report and manifest
     (report.json ``engine``: ``local``; ``spark``: no jobs), or :class:`Declined` before
     anything is written when the input needs Spark's reader or does not fit the budget
-    (``session.local_byte_budget`` of ``conf``). An input whose texts fit the budget by the
+    (``engine.local_byte_budget`` of ``conf``). An input whose texts fit the budget by the
     driver engine's rule is held whole; a larger one is streamed (read a block at a time,
     only its sketches held: ``input`` ``streamed`` in report.json's ``engine``).
 
@@ -130,20 +93,20 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
         held = _read_held(config, store, budget, clock, summary)
         if held is not None:
             texts, order = held.read.good.select([DOC_ID, TEXT]), held.order
-            engine = _engine_entry("held", held.need, budget, source)
+            engine = local_entry("held", held.need, budget, source)
             found = near_on_driver(texts, pipeline, settings, order=order, clock=clock,
-                                   workers=driver_cores(conf))  # fmt: skip
+                                   workers=cores(conf))  # fmt: skip
             texts_of: Any = texts
             rejects, n_good, docs_tables = held.read.rejects, held.read.n_good, None
         else:
             streamed = _read_streamed(config, pipeline, conf, budget, clock, summary, claim)
-            engine = _engine_entry("streamed", streamed.need, budget, source)
+            engine = local_entry("streamed", streamed.need, budget, source)
             engine["blocks"] = len(streamed.read.blocks)
             read = streamed.read
             sets = read.sets or ShingledTexts(read.texts(), pipeline)
             found = near_of_sketches(read.sketches, sets, pipeline, settings,
                                      order=read.order, clock=clock,
-                                     workers=driver_cores(conf))  # fmt: skip
+                                     workers=cores(conf))  # fmt: skip
             texts_of = _texts_by_id(read)
             rejects, n_good, docs_tables = read.rejects, read.n_good, read
         take_counts(summary, found.counts)
@@ -199,35 +162,18 @@ class _Streamed:
     need: int
 
 
-def _engine_entry(read: str, need: int, budget: int, source: str) -> dict[str, Any]:
-    """report.json ``engine`` of a local run whose input was ``held`` or ``streamed``."""
-    why = {
-        "held": "a local-mode job on local JSON lines whose texts fit the driver's budget",
-        "streamed": "a local-mode job on local JSON lines: their texts exceed the driver's "
-        "budget, their sketches fit it (read a block at a time)",
-    }
-    return {
-        "engine": "local",
-        "why": why[read],
-        "input": read,
-        "need_bytes": need,
-        "driver_budget_bytes": budget,
-        "budget_from": source,
-    }
-
-
 def _read_held(
     config: DedupConfig, store: LocalStorage, budget: int, clock: StageClock, summary: Summary
 ) -> _Held | None:
-    """The input read whole, when its texts fit ``budget`` (:data:`DRIVER_TEXT_COPIES` bytes
-    a byte of text, :data:`DRIVER_BYTES_PER_DOC` a document); None when they do not."""
+    """The input read whole, when its texts fit ``budget`` (``engine.held_need``); None when
+    they do not."""
     files = input_files(store, config.input)
-    if DRIVER_TEXT_COPIES * sum(f.length for f in files) > budget:
+    if held_need(sum(f.length for f in files), 0) > budget:  # the files bound the texts
         return None
     with clock.stage("read") as rows:
         read = read_jsonl(config.input, config.id_col, config.text_col, config.max_text_bytes,
                           config.order_col, store=store)  # fmt: skip
-        need = DRIVER_TEXT_COPIES * read.text_bytes + DRIVER_BYTES_PER_DOC * read.n_good
+        need = held_need(read.text_bytes, read.n_good)
         if need > budget:
             return None
         summary.input, summary.rejected = read.rows, read.n_rejected
@@ -235,17 +181,6 @@ def _read_held(
         rows.rows_in, rows.rows_out = read.rows, read.n_good
     order = read.good.column(config.order_col) if config.order_col else None
     return _Held(read, need, order)
-
-
-STREAM_BASE_BYTES = 256 << 20
-"""The streamed run's need before its first document: the process with its kernels and
-libraries loaded, and the blocks in flight."""
-STREAM_BYTES_PER_DOC = 768
-"""The streamed run's need a document: its id, exact key, length and order in memory, and
-its share of one band's buckets and of the pairs (measured: 597 bytes at 2,000,000
-documents of the scaled corpus, the peak of private memory over the loaded process). Its
-sketch, band keys and shingle set wait in mapped scratch files, whose resident pages are
-page cache the system can drop."""
 
 
 def _read_streamed(
@@ -269,13 +204,13 @@ def _read_streamed(
             config.max_text_bytes,
             pipeline,
             order_col=config.order_col,
-            workers=driver_cores(conf),
-            max_rows=max(0, budget - STREAM_BASE_BYTES) // STREAM_BYTES_PER_DOC,
+            workers=cores(conf),
+            max_rows=streamed_rows(budget),
             sets=pipeline.kind == "minhash" and config.verification != "estimate",
             scratch_dir=scratch_parent(conf),
             claimed=claim.note_scratch,
         )
-        need = STREAM_BASE_BYTES + STREAM_BYTES_PER_DOC * read.n_good
+        need = streamed_need(read.n_good)
         if need > budget:
             raise Declined(f"the documents need {need} bytes streamed, over the budget {budget}")
         summary.input, summary.rejected = read.rows, read.n_rejected

@@ -13,9 +13,16 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
+from neardup_udfs.clock import StageClock
+from neardup_udfs.driver.settings import (
+    HOT_BUCKETS_LISTED,
+    NearCounts,
+    NearSettings,
+    hot_bucket,
+)
+from neardup_udfs.engine import edge_budget
 from neardup_udfs.presets import Pipeline
-from neardup_udfs.runtime import Cache, StageClock
+from neardup_udfs.runtime import Cache
 from neardup_udfs.schemas import (
     BAND,
     CLUSTER_ID,
@@ -24,64 +31,13 @@ from neardup_udfs.schemas import (
     IS_REPRESENTATIVE,
     RELATION,
 )
-from neardup_udfs.session import driver_edge_budget
+from neardup_udfs.session import conf_of
 from neardup_udfs.stages.candidates import first_band_counts, scored_candidates
 from neardup_udfs.stages.cluster import cluster
 from neardup_udfs.stages.containment import contain
 from neardup_udfs.stages.verify import verify
 
-__all__ = ["HOT_BUCKETS_LISTED", "NearCounts", "NearDuplicates", "NearSettings", "hot_bucket"]
-
-HOT_BUCKETS_LISTED = 100  # report.json lists the largest hot buckets, at most this many
-
-
-def hot_bucket(band: int, key: int, size: int) -> dict[str, Any]:
-    """One entry of report.json's ``hot_buckets``: the band (or table), the bucket key as 16
-    hex digits of its unsigned 64-bit value, and the bucket's size."""
-    return {"band": band, "key": f"{key & (2**64 - 1):016x}", "size": size}
-
-
-@dataclass
-class NearCounts:
-    """The counts of the shared stages (a run's summary extends it)."""
-
-    candidates: int = 0
-    verified: int = 0
-    clusters: int = 0  # clusters with at least two members
-    kept: int = 0
-    removed: int = 0
-    chained: int = 0
-    hot_buckets: int = 0
-    rounds: int = 0
-    driver_edges: int = 0  # anchored clustering: undecided edges finished on the driver
-
-
-@dataclass(frozen=True)
-class NearSettings:
-    """What the shared stages need of a run's configuration."""
-
-    max_distance: int  # SimHash/pHash: the largest Hamming distance kept
-    threshold: float  # MinHash: the smallest Jaccard kept
-    verification: str  # MinHash: hybrid | exact | estimate | off
-    hot_bucket_size: int
-    clustering: str
-    max_rounds: int
-    max_driver_edges: int | None  # None: from spark.driver.memory (session.driver_edge_budget)
-    rule: str  # the representative rule: min_id | earliest | longest
-    floor: float  # connected clustering's chaining floor
-    no_chaining: bool = False
-    scheme: Scheme | SampledScheme | None = None  # SimHash/pHash keys (None: ditto's k + 1)
-    containment: float | None = None  # MinHash, anchored: the containment threshold (None: off)
-    containment_min_shingles: int = 20  # containment: smaller shingle sets take no part
-
-    def hamming_scheme(self) -> Scheme | SampledScheme:
-        """The candidate keys' scheme of a Hamming run."""
-        return (
-            self.scheme
-            if self.scheme is not None
-            else Scheme(self.max_distance + 1, self.max_distance)
-        )
-
+__all__ = ["Clusters", "NearDuplicates"]
 
 @dataclass(frozen=True)
 class Clusters:
@@ -177,7 +133,7 @@ class NearDuplicates:
         budget, source = (
             (s.max_driver_edges, "max_driver_edges")
             if s.max_driver_edges is not None
-            else driver_edge_budget(members.sparkSession)
+            else edge_budget(conf_of(members.sparkSession))
         )
         with self.clock.stage("cluster") as rows:
             clustered = cluster(

@@ -14,12 +14,13 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from neardup_udfs.clock import StageClock
 from neardup_udfs.config import SPANS_OUTPUTS, SpansConfig
 from neardup_udfs.io.readers import InputError
 from neardup_udfs.io.report_files import run_keys, write_report
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.writer import claim_run_output, write_frames
-from neardup_udfs.runtime import Cache, RunScope, StageClock, run_scoped
+from neardup_udfs.runtime import Cache, RunScope, run_scoped
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, TEXT, A, B
 from neardup_udfs.stages.read import read_checked
 from neardup_udfs.stages.winnowing import (

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.batches import first_band_pairs_fn, first_table_pairs_fn
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
@@ -23,7 +24,7 @@ from neardup_udfs.schemas import (
     A,
     B,
 )
-from neardup_udfs.udfs import band_keys_udf, first_band_pairs_fn, first_table_pairs_fn
+from neardup_udfs.udfs import band_keys_udf
 
 __all__ = [
     "Candidates",

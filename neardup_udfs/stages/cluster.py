@@ -29,9 +29,8 @@ from neardup_udfs.stages.anchored import anchored_representatives
 from neardup_udfs.stages.components import connected_components
 from neardup_udfs.stages.select import select_representatives
 
-__all__ = ["CLUSTERINGS", "Clustered", "cluster", "rule_key"]
+__all__ = ["Clustered", "cluster", "rule_key"]
 
-CLUSTERINGS = ("anchored", "connected")
 """How verified pairs may become clusters: the values of config key ``clustering``."""
 
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.batches import shingle_sets_fn
 from neardup_udfs.io.frames import arrow_frame
 from neardup_udfs.kernels.containment import may_take_place, settle_containment
 from neardup_udfs.presets import Pipeline
@@ -40,7 +41,6 @@ from neardup_udfs.schemas import (
 )
 from neardup_udfs.session import cut
 from neardup_udfs.stages.cluster import rule_key
-from neardup_udfs.udfs import shingle_sets_fn
 
 __all__ = ["Contained", "contain"]
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.batches import document_features_fn
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND_KEYS,
@@ -22,7 +23,7 @@ from neardup_udfs.schemas import (
     TEXT,
 )
 from neardup_udfs.stages.normalize import prepare
-from neardup_udfs.udfs import document_features_fn, fingerprint_udf, signature_udf
+from neardup_udfs.udfs import fingerprint_udf, signature_udf
 
 __all__ = ["Fingerprinted", "document_features", "fingerprint", "sketch", "to_hex"]
 
@@ -77,7 +78,7 @@ def document_features(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
     """``doc_id, exact_key, empty_text, length`` and the pipeline's sketch (``fingerprint``
     bigint, or ``signature`` and its LSH ``band_keys``, arrays) of every row of ``docs``
     (``doc_id, text``, no null text), from one pass over each text
-    (``udfs.document_features_fn``).
+    (``driver.batches.document_features_fn``).
 
     Notes:
         ``exact_key`` and the sketch are those of ``stages.exact.exact_keys`` and

@@ -4,7 +4,7 @@ says about it; the session's shuffle partitions fitted to it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from neardup_udfs.io.readers import (
     read_input,
     with_empty_files,
 )
+from neardup_udfs.io.reasons import rejects_by_reason
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import Cache
 from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL, TEXT
@@ -35,7 +36,6 @@ __all__ = [
     "input_stats",
     "read_checked",
     "reason_counts",
-    "rejects_by_reason",
 ]
 
 
@@ -178,15 +178,6 @@ def _counted(tagged: DataFrame) -> tuple[dict[str | None, int], int]:
 def reason_counts(tagged: DataFrame) -> dict[str | None, int]:
     """Rows of ``tagged`` per ``reason`` (None: the accepted rows), in one Spark job."""
     return {r[REASON]: int(r["count"]) for r in tagged.groupBy(REASON).count().collect()}
-
-
-def rejects_by_reason(
-    counts: Mapping[str | None, int] | Mapping[str, int], top: int = 50
-) -> dict[str, int]:
-    """report.json's ``rejects_by_reason``: the ``top`` most frequent reasons of ``counts``
-    (rows per reason; None, the accepted rows, left out), ties by reason."""
-    by_reason = sorted((-n, r) for r, n in counts.items() if r is not None)[:top]
-    return {r: -n for n, r in by_reason}
 
 
 def input_stats(

@@ -8,6 +8,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
+from neardup_udfs.driver.batches import grouped_jaccard_fn
 from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
@@ -22,7 +23,6 @@ from neardup_udfs.schemas import (
     A,
     B,
 )
-from neardup_udfs.udfs import grouped_jaccard_fn
 
 __all__ = ["estimate_margin", "estimated_jaccard", "hamming", "verify"]
 

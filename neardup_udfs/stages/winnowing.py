@@ -10,8 +10,9 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.batches import winnow_fingerprints_fn
 from neardup_udfs.schemas import DOC_ID, TEXT
-from neardup_udfs.udfs import remove_ranges_udf, winnow_fingerprints_fn
+from neardup_udfs.udfs import remove_ranges_udf
 
 __all__ = [
     "WINNOW_VERSION",

@@ -14,7 +14,7 @@ import pytest
 from neardup_udfs.config import load_config
 from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.near import near_on_driver
-from neardup_udfs.runs.dedup import near_settings
+from neardup_udfs.runs.summary import near_settings
 from neardup_udfs.schemas import CONTAINMENT, JACCARD
 
 _WORDS = [f"w{i:04d}" for i in range(5000)]

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from dedup_runs import every_text_pipeline, run_dedup
 from engine_corpus import REPORTED, TABLES, engine_corpus
-from fake_spark import FakeConf
 
+from neardup_udfs import engine as engine_rules
 from neardup_udfs.config import ConfigError, load_config, load_index_config
 from neardup_udfs.runs import dedup as dedup_run
+from neardup_udfs.runs.summary import near_settings
 
 
 @pytest.fixture(scope="module")
@@ -151,11 +151,9 @@ def test_auto_weighs_the_texts_against_the_driver_budget(
     """``auto``: the driver when six bytes a byte of accepted text and 4 KiB a document fit
     half the smaller of the driver's memory and its result limit."""
     cfg = load_config(input="in", output="out")
-    spark = SimpleNamespace(conf=FakeConf(conf))
-    read = SimpleNamespace(text_bytes=text_bytes, n_good=docs)
-    said = dedup_run.choose_engine(spark, cfg, read)  # type: ignore[arg-type]
+    said = engine_rules.core_engine(cfg, text_bytes, docs, conf)
     assert said["engine"] == engine
-    need = dedup_run.DRIVER_TEXT_COPIES * text_bytes + dedup_run.DRIVER_BYTES_PER_DOC * docs
+    need = engine_rules.DRIVER_TEXT_COPIES * text_bytes + engine_rules.DRIVER_BYTES_PER_DOC * docs
     assert said["need_bytes"] == need
 
 
@@ -163,7 +161,7 @@ def test_an_engine_chosen_by_the_user_is_kept_and_checked() -> None:
     """``engine`` set: kept as given; ``driver`` refuses what only Spark stages do, and the
     index job refuses the key (ConfigError names it)."""
     cfg = load_config(input="in", output="out", engine="spark")
-    said = dedup_run.choose_engine(None, cfg, None)  # type: ignore[arg-type]
+    said = engine_rules.core_engine(cfg, 0, 0, {})
     assert said == {"engine": "spark", "why": "config key engine = 'spark'"}
     with pytest.raises(ConfigError, match="engine"):
         load_config(input="in", output="out", engine="driver", clustering="connected")
@@ -185,7 +183,7 @@ def test_the_core_alone_groups_copies_and_near_copies_without_spark() -> None:
 
     cfg = load_config(input="in", output="out")
     pipeline = cfg.pipeline()
-    settings = dedup_run.near_settings(cfg, pipeline)
+    settings = near_settings(cfg, pipeline)
     story = " ".join(f"word{i}" for i in range(60))
     rows = {
         "b": story,
@@ -212,7 +210,7 @@ def test_the_core_alone_groups_copies_and_near_copies_without_spark() -> None:
     assert got.histogram == {1: 2, 3: 1}
     nothing = near_on_driver(table.slice(0, 0), pipeline, settings)
     assert nothing.clusters.num_rows == 0 and nothing.pairs.num_rows == 0
-    connected = dedup_run.near_settings(
+    connected = near_settings(
         load_config(input="i", output="o", clustering="connected"), pipeline
     )
     with pytest.raises(ValueError, match="anchored"):

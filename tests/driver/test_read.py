@@ -14,7 +14,7 @@ from local_runs import engine_config, write_lines
 
 from neardup_udfs.driver import blocks
 from neardup_udfs.driver.read import Declined, read_jsonl
-from neardup_udfs.io.readers import NOT_UNICODE
+from neardup_udfs.io.reasons import NOT_UNICODE
 
 
 def test_reader_gives_sparks_columns_ids_and_rejects(tmp_path: Path) -> None:

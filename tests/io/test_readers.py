@@ -57,7 +57,8 @@ from neardup_udfs.io.readers import (
 )
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.io.warc import WarcOptions
-from neardup_udfs.runs.dedup import Summary, run
+from neardup_udfs.runs.dedup import run
+from neardup_udfs.runs.summary import Summary
 from neardup_udfs.runtime import Cache
 from neardup_udfs.stages.read import Checked, read_checked
 

@@ -196,13 +196,13 @@ def test_tables_refuse_fingerprints_of_another_shape() -> None:
 
 
 def test_grouped_jaccard_scores_each_pair_from_its_groups_texts() -> None:
-    """The exact check of the pairs a bucket found (``udfs.grouped_jaccard_fn``): one row per
-    pair with its exact word-shingle Jaccard, the group's carried columns repeated."""
+    """The exact check of the pairs a bucket found (``driver.batches.grouped_jaccard_fn``): one
+    row per pair with its exact word-shingle Jaccard, the group's carried columns repeated."""
     import pyarrow as pa
 
+    from neardup_udfs.driver.batches import grouped_jaccard_fn
     from neardup_udfs.kernels.shingle import word_shingles
     from neardup_udfs.presets import resolve
-    from neardup_udfs.udfs import grouped_jaccard_fn
 
     texts = {
         "d1": "the quick brown fox jumps over the lazy dog",

@@ -21,6 +21,8 @@ the source files themselves (no imports of the modules, no Spark):
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -242,3 +244,106 @@ def test_no_test_imports_a_bench_script() -> None:
         if (used := {n.split(".")[0] for n in imported_names(path)} & scripts)
     }
     assert found == {}
+
+
+def runtime_imports(path: Path, modules: set[str]) -> set[str]:
+    """The package modules ``path`` imports when it runs: at the top or inside a function,
+    not under ``TYPE_CHECKING``; ``from X import name`` counts as ``X.name`` when that is a
+    module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                found.add(name if name in modules else node.module)
+    return found & modules
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of two or more modules of ``graph`` (module -> the
+    modules it imports): each is an import circle."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in order:
+            visit(v)
+    return circles
+
+
+def test_no_import_circle_in_the_package() -> None:
+    """No two modules import each other, directly or round a longer circle, even through an
+    import inside a function (the engine decision once hid one between ``runs.dedup`` and
+    ``runs.local``)."""
+    paths = {dotted(p): p for p in package_modules()}
+    graph = {name: runtime_imports(path, set(paths)) for name, path in paths.items()}
+    assert import_circles(graph) == []
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+SPARK_FREE = (
+    "neardup_udfs.driver",
+    "neardup_udfs.kernels",
+    "neardup_udfs.engine",
+    "neardup_udfs.config",
+    "neardup_udfs.clock",
+    "neardup_udfs.io.reasons",
+    "neardup_udfs.runs.local",
+    "neardup_udfs.runs.summary",
+    "neardup_udfs.cli",
+)
+"""The core (``driver/``, ``kernels/``), the engine decision, the config, the local shell and
+the command line tool: none of them loads pyspark, directly or through what they import."""
+
+
+def test_the_core_and_the_local_shell_load_no_spark() -> None:
+    names = sorted(
+        dotted(p)
+        for p in package_modules()
+        if any(dotted(p) == m or dotted(p).startswith(m + ".") for m in SPARK_FREE)
+    )
+    assert "neardup_udfs.driver.near" in names and "neardup_udfs.runs.local" in names
+    probe = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n"
+        "    importlib.import_module(name)\n"
+        "    if 'pyspark' in sys.modules:\n"
+        "        print(name); break\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "", f"{done.stdout.strip()} loads pyspark"

@@ -14,12 +14,12 @@ import pytest
 from job_runs import URL_BODY, write_texts
 
 import neardup_udfs
+from neardup_udfs.clock import LostRecords
 from neardup_udfs.config import FingerprintConfig, load_fingerprint_config
 from neardup_udfs.io.input_files import HIDDEN_REASON
 from neardup_udfs.io.readers import MALFORMED_JSON, NOT_A_STRING, InputError
 from neardup_udfs.kernels.simhash import format_hex
 from neardup_udfs.runs import fingerprint as fingerprint_job
-from neardup_udfs.runtime import LostRecords
 
 pytestmark = pytest.mark.spark
 

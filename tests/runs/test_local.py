@@ -16,6 +16,7 @@ import pytest
 from engine_corpus import REPORTED, TABLES, engine_corpus, with_excerpts
 from local_runs import engine_config, streamed, write_lines
 
+from neardup_udfs import engine as engine_rules
 from neardup_udfs.config import ConfigError
 from neardup_udfs.driver import blocks
 from neardup_udfs.driver import near as driver_near
@@ -49,7 +50,7 @@ def _same_as_spark(spark, src: Path, out: Path, **settings: Any) -> dict[str, An
         where = out / engine
         with pytest.MonkeyPatch.context() as mp:
             if engine == "streamed":
-                mp.setattr(local_run, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
+                mp.setattr(engine_rules, "DRIVER_TEXT_COPIES", 10**12)  # never held whole
                 mp.setattr(blocks, "BLOCK_BYTES", 600)
                 mp.setattr(driver_near, "GROUP_ROWS", 5)  # many kernel calls a band
             config = engine_config(src, where, engine="spark" if engine == "spark" else "local",
@@ -184,16 +185,16 @@ def test_local_is_tried_only_where_it_can_run(
 ) -> None:
     settings = {"input": str(tmp_path / "in.jsonl"), **settings}
     cfg = engine_config(settings.pop("input"), tmp_path / "out", **settings)
-    why = local_run.local_refusal(cfg, conf)
+    why = engine_rules.local_refusal(cfg, conf)
     assert (why is None) if said is None else (said in (why or ""))
 
 
 def test_local_refusal_names_a_hadoop_configuration(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("HADOOP_CONF_DIR", str(tmp_path))
     cfg = engine_config(tmp_path / "in.jsonl", tmp_path / "out")
-    assert "default filesystem" in (local_run.local_refusal(cfg, {}) or "")
+    assert "default filesystem" in (engine_rules.local_refusal(cfg, {}) or "")
     uri = engine_config(f"file:{tmp_path}/in.jsonl", f"file:{tmp_path}/out")
-    assert local_run.local_refusal(uri, {}) is None  # a file: URI is local whatever the default
+    assert engine_rules.local_refusal(uri, {}) is None  # a file: URI is local whatever the default
 
 
 def test_engine_local_is_checked_with_the_config(tmp_path: Path) -> None:
@@ -241,7 +242,7 @@ def test_streamed_run_declines_what_its_budget_cannot_hold(
     """Past ``spark.driver.memory``'s documents the streamed read stops before it writes
     anything; within it, an input without a single duplicate runs (no cluster to sample)."""
     streamed(monkeypatch)
-    monkeypatch.setattr(local_run, "STREAM_BYTES_PER_DOC", 1 << 20)  # 1 MiB a document
+    monkeypatch.setattr(engine_rules, "STREAM_BYTES_PER_DOC", 1 << 20)  # 1 MiB a document
     src = write_lines(tmp_path / "in.jsonl", [{"text": f"doc {i} " * 30} for i in range(1200)])
     out = tmp_path / "out"
     config = engine_config(src, out, engine="local", id_col=None, text_col="text")

@@ -7,9 +7,11 @@ import logging
 
 import pytest
 
+from neardup_udfs.clock import StageClock
+from neardup_udfs.driver.settings import NearCounts, NearSettings
 from neardup_udfs.presets import resolve
-from neardup_udfs.runs.near import NearCounts, NearDuplicates, NearSettings
-from neardup_udfs.runtime import Cache, StageClock
+from neardup_udfs.runs.near import NearDuplicates
+from neardup_udfs.runtime import Cache
 from neardup_udfs.schemas import CLUSTER_ID, DOC_ID, FINGERPRINT, IS_REPRESENTATIVE
 
 pytestmark = pytest.mark.spark

@@ -1,0 +1,325 @@
+"""The core's Arrow batch functions: each takes an iterator of record batches (or pandas
+frames) and yields batches, with no Spark. The Spark stages run them per partition
+(``mapInArrow``, ``mapInPandas``), the local engine per block of its own read; either way
+the rows are the same.
+
+64-bit values leave as int64 (bigint): the two's-complement view of the uint64
+(``value & (2**64 - 1)`` gives it back).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+
+from neardup_udfs.kernels import winnow
+from neardup_udfs.kernels.band_pairs import (
+    HOT,
+    HUB,
+    NOT_HOT,
+    first_band_pairs,
+    first_table_pairs,
+)
+from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
+from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
+from neardup_udfs.schemas import (
+    BAND_KEYS,
+    DOC_ID,
+    EMPTY_TEXT,
+    EXACT_KEY,
+    FINGERPRINT,
+    LENGTH,
+    SIGNATURE,
+    TEXT,
+)
+
+__all__ = [
+    "document_features_fn",
+    "first_band_pairs_fn",
+    "first_table_pairs_fn",
+    "grouped_jaccard_fn",
+    "shingle_sets_fn",
+    "winnow_fingerprints_fn",
+]
+
+
+def document_features_fn(
+    pipeline: Pipeline, sets_sink: Callable[[Any, Any], None] | None = None
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of ``doc_id, text`` (text never null) -> ``doc_id,
+    exact_key, empty_text, length`` and the sketch (``fingerprint`` bigint, or
+    ``signature`` and its ``band_keys``, array<bigint>), one row per input row, in one pass
+    over each text.
+
+    Notes:
+        ``empty_text``: normalization (when the pipeline has one) left no text; such a row's
+        ``exact_key`` is null. ``exact_key`` is ``Pipeline.exact_keys`` of the normalized
+        text, except that a text whose canonical form is empty (no token) gets the first 32
+        hex digits of the SHA-256 of its normalized UTF-8 bytes instead (the key of
+        ``stages.exact.exact_keys``). ``length``: the input text's UTF-8 bytes. The
+        normalized text itself never leaves the function. ``sets_sink`` (MinHash only):
+        called once a batch with ``kernels.words_jit.shingle_sets_batch`` of the batch's
+        normalized texts (the sets the exact checks compare), in order.
+    """
+    simhash = pipeline.kind == "simhash"
+    active = pipeline.normalization.active
+    names = [DOC_ID, EXACT_KEY, EMPTY_TEXT, LENGTH, FINGERPRINT if simhash else SIGNATURE]
+    names += [] if simhash else [BAND_KEYS]
+
+    def features(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            raw = batch.column(TEXT)
+            texts = raw.to_pylist()
+            prepared = pipeline.normalize_batch(texts) if active else texts
+            if sets_sink is not None and not simhash:  # keys, sets and signatures at once
+                signatures, hashes, offsets, made = pipeline.signature_and_sets_batch(
+                    prepared, normalized=True
+                )
+                sets_sink(hashes, offsets)
+            else:
+                made = pipeline.exact_keys(prepared, normalized=True)
+            keys: list[str | None] = list(made)
+            empty = np.zeros(len(texts), dtype=bool)
+            for i, key in enumerate(keys):
+                text = prepared[i]
+                if active and len(text) == 0:
+                    empty[i], keys[i] = True, None
+                elif key == NO_TOKENS_KEY:
+                    own = text.encode("utf-8") if isinstance(text, str) else text
+                    keys[i] = hashlib.sha256(own).hexdigest()[:32]
+            length = pa.compute.binary_length(raw.cast(pa.binary())).cast(pa.int64())
+            columns = [batch.column(DOC_ID), pa.array(keys, pa.string()), pa.array(empty), length]
+            if simhash:
+                values = pipeline.fingerprint_batch(prepared, normalized=True)
+                columns.append(pa.array(values.view(np.int64)))
+            else:
+                if sets_sink is None:
+                    signatures = pipeline.signature_batch(prepared, normalized=True)
+                keys_of = pipeline.band_keys_batch(signatures)
+                columns += [_list_rows(signatures), _list_rows(keys_of)]
+            yield pa.RecordBatch.from_arrays(columns, names=names)
+
+    return features
+
+
+def _list_rows(matrix: npt.NDArray[np.uint64]) -> Any:
+    """A (rows, width) uint64 matrix as an Arrow list<int64> array, one list per row."""
+    offsets = np.arange(len(matrix) + 1, dtype=np.int32) * matrix.shape[1]
+    return pa.ListArray.from_arrays(offsets, pa.array(matrix.view(np.int64).ravel()))
+
+
+def winnow_fingerprints_fn(
+    k: int, w: int
+) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
+    """For ``mapInPandas``: batches of ``doc_id, text`` -> ``doc_id, j, pos, hash`` rows.
+
+    Notes:
+        One row per winnowing fingerprint (``winnow.text(text, k, w)``): ``j`` numbers a
+        document's fingerprints from 0 in position order, ``pos`` is the byte offset,
+        ``hash`` the XXH64 as ``bigint``. A text too short for a fingerprint gives no rows.
+    """
+
+    def fingerprints(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for df in batches:
+            fp = winnow.text_batch(df[TEXT].tolist(), k, w)
+            starts = np.searchsorted(fp.doc, np.arange(len(df)), side="left")
+            yield pd.DataFrame(
+                {
+                    DOC_ID: df[DOC_ID].to_numpy()[fp.doc],
+                    "j": (np.arange(len(fp.doc)) - starts[fp.doc]).astype(np.int32),
+                    "pos": fp.pos,
+                    "hash": fp.hash.view(np.int64),
+                }
+            )
+
+    return fingerprints
+
+
+def first_band_pairs_fn(bands: int, rows: int) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of buckets -> ``a, b, band, key, chunk, equal`` rows
+    (``kernels.band_pairs.first_band_pairs``; ``key`` and ``chunk`` name the bucket that
+    produced the pair).
+
+    Notes:
+        A bucket row is ``band`` (int), ``key`` (bigint), ``chunk`` (int), ``star`` (bool:
+        hot, hub pairs only) and ``members``,
+        a list of ``doc_id`` (string), ``signature`` (array<bigint> of bands * rows) and
+        ``hot`` (the document's hot buckets: list of ``band``, ``hub``; null for none).
+        ``a < b`` as Spark orders strings (UTF-8 bytes, i.e. code points).
+    """
+    width = bands * rows
+
+    def scored(sketch: Any, buckets: tuple[Any, ...], n: int) -> tuple[Any, ...]:
+        flat = sketch.flatten().to_numpy(zero_copy_only=False)
+        if len(flat) != n * width:
+            raise ValueError(f"signatures must have {width} slots")
+        band, star, offsets, member, roles = buckets
+        return first_band_pairs(band, star, offsets, member, flat.reshape(n, width), roles, rows)
+
+    return _first_pairs_fn(bands, "equal", scored)
+
+
+def first_table_pairs_fn(scheme: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: Hamming buckets -> ``a, b, band, key, chunk, distance`` rows
+    (``kernels.band_pairs.first_table_pairs`` under ``scheme``, a ``kernels.hamming_tables``
+    scheme; ``band`` is the table). A bucket row is as :func:`first_band_pairs_fn` reads
+    it, with each member's ``fingerprint`` (bigint) in place of its signature."""
+
+    def scored(sketch: Any, buckets: tuple[Any, ...], n: int) -> tuple[Any, ...]:
+        fps = sketch.to_numpy(zero_copy_only=False).astype(np.int64)
+        band, star, offsets, member, roles = buckets
+        return first_table_pairs(band, star, offsets, member, fps, roles, scheme)
+
+    return _first_pairs_fn(len(scheme.parts), "distance", scored)
+
+
+def _first_pairs_fn(
+    bands: int, score: str, scored: Callable[[Any, tuple[Any, ...], int], tuple[Any, ...]]
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The Arrow side both first-pair adapters share: a batch of buckets decoded into the
+    kernel's arrays, ``scored(sketch column, (band, star, offsets, member, roles), members)``
+    called, its ``a, b, band, score, bucket`` written as named rows."""
+    schema = pa.schema(
+        [
+            ("a", pa.string()),
+            ("b", pa.string()),
+            ("band", pa.int32()),
+            ("key", pa.int64()),
+            ("chunk", pa.int32()),
+            (score, pa.int32()),
+        ]
+    )
+
+    def pairs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            members = batch.column("members")
+            lengths = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            doc, sketch, hot = members.flatten().flatten()
+            ids = doc.to_numpy(zero_copy_only=False)
+            names, number = np.unique(ids, return_inverse=True)
+            roles = np.full((len(ids), bands), NOT_HOT, dtype=np.int8)
+            per_doc = hot.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            hot_band, hub = hot.flatten().flatten()
+            owner = np.repeat(np.arange(len(ids)), per_doc)
+            is_hub = hub.to_numpy(zero_copy_only=False).astype(bool)
+            roles[owner, hot_band.to_numpy(zero_copy_only=False)] = np.where(is_hub, HUB, HOT)
+            buckets = (
+                batch.column("band").to_numpy(zero_copy_only=False),
+                batch.column("star").to_numpy(zero_copy_only=False),
+                np.concatenate([[0], np.cumsum(lengths)]),
+                number.astype(np.int64),
+                roles,
+            )
+            a, b, band, value, bucket = scored(sketch, buckets, len(ids))
+            key = batch.column("key").to_numpy(zero_copy_only=False)[bucket]
+            chunk = batch.column("chunk").to_numpy(zero_copy_only=False)[bucket]
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(names[a], pa.string()),
+                    pa.array(names[b], pa.string()),
+                    band,
+                    key,
+                    chunk.astype(np.int32),
+                    value,
+                ],
+                schema=schema,
+            )
+
+    return pairs
+
+
+def grouped_jaccard_fn(
+    pipeline: Pipeline, carry: Sequence[str], *, prepared: bool = True
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of groups -> one ``a, b, *carry, similarity`` row per pair
+    of a group, ``similarity`` = the exact Jaccard of the two texts' word-shingle sets
+    (``words_jit.indexed_sets_jaccard``; two texts without a shingle: 0).
+
+    Notes:
+        A group row is the ``carry`` columns, ``members`` (list of ``doc_id``, ``text``) and
+        ``pairs`` (list of ``a``, ``b``: ids among the group's members). Each member text is
+        shingled once per group, so a text crosses the shuffle once per group it is in,
+        never once per pair. ValueError names a pair's document that is not a member.
+        ``prepared``: the texts are ``Pipeline.normalize_batch``'s output; else they are
+        the input texts, normalized here (once per group) with the pipeline's normalization.
+    """
+    w = pipeline.param("w")
+    normalize = not prepared and pipeline.normalization.active
+
+    def scored(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            members, pairs = batch.column("members"), batch.column("pairs")
+            sizes = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            counts = pairs.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+            doc, text = members.flatten().flatten()
+            a, b = pairs.flatten().flatten()
+            ids = [x.to_numpy(zero_copy_only=False) for x in (doc, a, b)]
+            names, codes = np.unique(np.concatenate(ids), return_inverse=True)
+            # a (group, document) key per member row and per pair end
+            groups = np.arange(len(sizes), dtype=np.int64)
+            pair_group = np.repeat(groups, counts)
+            width = np.int64(len(names) + 1)
+            member_key = np.repeat(groups, sizes) * width + codes[: len(ids[0])]
+            order = np.argsort(member_key, kind="stable")
+            ends = np.split(codes[len(ids[0]) :], 2)
+            rows = [_member_rows(member_key, order, pair_group * width + e, names, e) for e in ends]
+            texts = text.to_pylist()
+            hashes, offsets = shingle_sets_batch(
+                pipeline.normalize_batch(texts) if normalize else texts, w
+            )
+            similarity = indexed_sets_jaccard(hashes, offsets, rows[0], rows[1])
+            carried = [batch.column(c).take(pa.array(pair_group)) for c in carry]
+            yield pa.RecordBatch.from_arrays(
+                [a, b, *carried, pa.array(similarity)], names=["a", "b", *carry, "similarity"]
+            )
+
+    return scored
+
+
+def shingle_sets_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of ``doc_id, text`` (the input texts) -> ``doc_id,
+    shingles, hashes``: each text's word-shingle set as the pipeline normalizes and shingles
+    it (``words_jit.shingle_sets_batch``), its size, and its hashes ascending as unsigned
+    values, stored as bigint (the two's-complement view)."""
+    w = pipeline.param("w")
+    normalize = pipeline.normalization.active
+
+    def sets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            texts = batch.column(1).to_pylist()
+            hashes, offsets = shingle_sets_batch(
+                pipeline.normalize_batch(texts) if normalize else texts, w
+            )
+            values = pa.array(hashes.view(np.int64), pa.int64())
+            listed = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
+            sizes = pa.array(np.diff(offsets).astype(np.int32), pa.int32())
+            yield pa.RecordBatch.from_arrays(
+                [batch.column(0), sizes, listed], names=["doc_id", "shingles", "hashes"]
+            )
+
+    return sets
+
+
+def _member_rows(
+    member_key: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
+    key: npt.NDArray[np.int64],
+    names: npt.NDArray[Any],
+    code: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """The member row of each ``key`` (``member_key[order]`` ascending); ValueError naming
+    the first document with no row."""
+    if not len(key):
+        return np.empty(0, dtype=np.int64)
+    at = np.searchsorted(member_key, key, sorter=order)
+    found = order[np.minimum(at, max(len(order) - 1, 0))] if len(order) else at
+    bad = np.flatnonzero((at >= len(order)) | (member_key[found] != key)) if len(order) else [0]
+    if len(bad):
+        raise ValueError(f"pair document {names[code[bad[0]]]!r} is not a member of its group")
+    return found.astype(np.int64)

@@ -1,0 +1,63 @@
+"""What the near-duplicate core needs of a run's configuration, and the counts it reports:
+one declaration, read by the Spark stages (``runs.near``) and the core in one process
+(``driver.near``) alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
+
+__all__ = ["CLUSTERINGS", "HOT_BUCKETS_LISTED", "NearCounts", "NearSettings", "hot_bucket"]
+
+CLUSTERINGS = ("anchored", "connected")  # config key clustering
+HOT_BUCKETS_LISTED = 100  # report.json lists the largest hot buckets, at most this many
+
+
+def hot_bucket(band: int, key: int, size: int) -> dict[str, Any]:
+    """One entry of report.json's ``hot_buckets``: the band (or table), the bucket key as 16
+    hex digits of its unsigned 64-bit value, and the bucket's size."""
+    return {"band": band, "key": f"{key & (2**64 - 1):016x}", "size": size}
+
+
+@dataclass
+class NearCounts:
+    """The counts of the shared stages (a run's summary extends it)."""
+
+    candidates: int = 0
+    verified: int = 0
+    clusters: int = 0  # clusters with at least two members
+    kept: int = 0
+    removed: int = 0
+    chained: int = 0
+    hot_buckets: int = 0
+    rounds: int = 0
+    driver_edges: int = 0  # anchored clustering: undecided edges finished on the driver
+
+
+@dataclass(frozen=True)
+class NearSettings:
+    """What the shared stages need of a run's configuration."""
+
+    max_distance: int  # SimHash/pHash: the largest Hamming distance kept
+    threshold: float  # MinHash: the smallest Jaccard kept
+    verification: str  # MinHash: hybrid | exact | estimate | off
+    hot_bucket_size: int
+    clustering: str
+    max_rounds: int
+    max_driver_edges: int | None  # None: from spark.driver.memory (session.driver_edge_budget)
+    rule: str  # the representative rule: min_id | earliest | longest
+    floor: float  # connected clustering's chaining floor
+    no_chaining: bool = False
+    scheme: Scheme | SampledScheme | None = None  # SimHash/pHash keys (None: ditto's k + 1)
+    containment: float | None = None  # MinHash, anchored: the containment threshold (None: off)
+    containment_min_shingles: int = 20  # containment: smaller shingle sets take no part
+
+    def hamming_scheme(self) -> Scheme | SampledScheme:
+        """The candidate keys' scheme of a Hamming run."""
+        return (
+            self.scheme
+            if self.scheme is not None
+            else Scheme(self.max_distance + 1, self.max_distance)
+        )
