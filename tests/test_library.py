@@ -193,6 +193,7 @@ CONNECT_RUN_SECONDS = 1200
 """How long its runs may take once connected (a loaded machine: CI beside other work)."""
 
 
+@pytest.mark.e2e  # a server process of its own and a second session: the end-to-end tier
 @pytest.mark.timeout(CONNECT_START_SECONDS + CONNECT_RUN_SECONDS + 600)
 def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[no-untyped-def]
     api_results, query_results, edge_results, index: Path, tmp_path: Path
