@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from neardup_udfs import settings
-from neardup_udfs.driver.settings import CLUSTERINGS
+from neardup_udfs.driver.settings import CLUSTERINGS, REPRESENTATIVES
 from neardup_udfs.engine import ENGINES, config_refusal
 from neardup_udfs.io.input_files import INPUT_FORMATS
 from neardup_udfs.io.warc import DEFAULT_CONTENT_TYPES, EXTRACTORS, IMAGE_CONTENT_TYPES, WarcOptions
@@ -57,7 +57,6 @@ METHODS = ("minhash", "simhash")
 DEFAULT_PRESET = {"minhash": "semblance", "simhash": "ditto/2"}
 VERIFICATIONS = ("hybrid", "exact", "estimate", "off")
 BANDINGS = ("recall", "semblance")
-REPRESENTATIVES = ("min_id", "earliest", "longest")
 KEEPS = ("none", "one")  # boilerplate: copies of a repeated passage that stay
 OUTPUTS = ("docs", "clusters", "pairs", "rejects", "samples", "matches")
 INDEX_ACTIONS = ("build", "add", "query")

@@ -27,7 +27,12 @@ from neardup_udfs.clock import StageClock
 from neardup_udfs.driver.batches import document_features_fn
 from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.fork import can_fork, in_parts, split
-from neardup_udfs.driver.settings import HOT_BUCKETS_LISTED, NearSettings, hot_bucket
+from neardup_udfs.driver.settings import (
+    HOT_BUCKETS_LISTED,
+    NearSettings,
+    hot_bucket,
+    rule_fields,
+)
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
 from neardup_udfs.kernels.minhash import estimate_margin
@@ -624,15 +629,14 @@ def _rule_order(
     ``min_id`` by id; ties by id."""
     by_id = np.empty(len(ids), dtype=np.int64)
     by_id[np.argsort(ids, kind="stable")] = np.arange(len(ids))
-    if rule == "longest":
-        length = features.column(LENGTH).to_numpy(zero_copy_only=False).astype(np.int64)
-        sort = np.lexsort((by_id, -length))
-    elif rule == "earliest":
-        assert order is not None, "the earliest rule needs the order column"
-        ranked = pc.rank(order, sort_keys="ascending", null_placement="at_end", tiebreaker="dense")
-        sort = np.lexsort((by_id, ranked.to_numpy(zero_copy_only=False)))
-    else:
-        sort = np.argsort(by_id, kind="stable")
+    keys = []
+    for key in rule_fields(rule):  # the one declaration of the rule
+        values = features.column(LENGTH) if key.name == "length" else order
+        assert values is not None, f"the {rule} rule needs the {key.name} column"
+        how = "descending" if key.descending else "ascending"
+        ranked = pc.rank(values, sort_keys=how, null_placement="at_end", tiebreaker="dense")
+        keys.append(ranked.to_numpy(zero_copy_only=False))
+    sort = np.lexsort((by_id, *reversed(keys)))  # the last key given sorts first
     place = np.empty(len(ids), dtype=np.int64)
     place[sort] = np.arange(len(ids))
     return place

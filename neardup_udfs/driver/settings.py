@@ -9,9 +9,48 @@ from typing import Any
 
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 
-__all__ = ["CLUSTERINGS", "HOT_BUCKETS_LISTED", "NearCounts", "NearSettings", "hot_bucket"]
+__all__ = [
+    "CLUSTERINGS",
+    "HOT_BUCKETS_LISTED",
+    "REPRESENTATIVES",
+    "NearCounts",
+    "NearSettings",
+    "RuleField",
+    "hot_bucket",
+    "rule_fields",
+]
 
 CLUSTERINGS = ("anchored", "connected")  # config key clustering
+REPRESENTATIVES = ("min_id", "earliest", "longest")  # config key representative
+
+
+@dataclass(frozen=True)
+class RuleField:
+    """One key of the representative rule's order, before the id: the member's ``order``
+    (the order column's value, nulls last) or ``length`` (UTF-8 bytes of its text),
+    ascending unless ``descending``."""
+
+    name: str  # "order" | "length"
+    descending: bool = False
+    nullable: bool = False  # a null sorts after every value
+
+
+_RULE_FIELDS = {
+    "min_id": (),
+    "earliest": (RuleField("order", nullable=True),),
+    "longest": (RuleField("length", descending=True),),
+}
+
+
+def rule_fields(rule: str) -> tuple[RuleField, ...]:
+    """The representative rule's keys, in order, the one declaration every engine renders
+    (``stages.cluster.rule_key``, ``stages.select``, ``driver.near``): a member comes first
+    by them, then by the smallest id (ids compare as UTF-8 bytes, as Spark orders strings).
+    ValueError names an unknown rule."""
+    if rule not in _RULE_FIELDS:
+        raise ValueError(f"representative rule must be one of {REPRESENTATIVES}, got {rule!r}")
+    return _RULE_FIELDS[rule]
+
 HOT_BUCKETS_LISTED = 100  # report.json lists the largest hot buckets, at most this many
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.settings import rule_fields
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -149,8 +150,11 @@ def rule_key(rule: str) -> Column:
     """A member's place in the rule's order as one struct, smaller first, ending in its id
     (``__id``): ``earliest`` by ``__order`` with nulls last, ``longest`` by ``__length``
     descending, ``min_id`` by id alone."""
-    order, length = F.col("__order"), F.col("__length")
-    fields = {"earliest": [order.isNull(), order], "longest": [-length]}.get(rule, [])
+    fields: list[Column] = []
+    for field in rule_fields(rule):  # the one declaration of the rule
+        col = F.col(f"__{field.name}")
+        fields += [col.isNull()] if field.nullable else []
+        fields.append(-col if field.descending else col)
     named = [f.alias(f"__k{i}") for i, f in enumerate(fields)]
     return F.struct(*named, F.col(DOC_ID).alias("__id"))
 

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.settings import rule_fields
 from neardup_udfs.schemas import DOC_ID, TEXT
 from neardup_udfs.stages.cluster import rule_key
 from neardup_udfs.stages.winnowing import cover_regions
 
 __all__ = [
-    "RULES",
     "Passages",
     "keep_counts",
     "keep_one",
@@ -41,7 +41,6 @@ __all__ = [
     "representative_keys",
 ]
 
-RULES = ("min_id", "earliest", "longest")
 SIGNATURE = "signature"
 RANK = "rank"
 
@@ -73,8 +72,7 @@ def representative_keys(docs: DataFrame, rule: str, order_col: str | None = None
     nulls last, then id; ``longest`` by the UTF-8 bytes of ``text``, most first, then id.
     Ids compare byte-wise (as Spark orders strings). ``docs`` has ``doc_id`` and whatever
     the rule reads (``order_col`` or ``text``)."""
-    if rule not in RULES:
-        raise ValueError(f"representative rule must be one of {RULES}, got {rule!r}")
+    rule_fields(rule)  # ValueError naming an unknown rule
     if rule == "earliest" and not order_col:
         raise ValueError("representative rule 'earliest' needs order_col")
     order = F.col(order_col) if rule == "earliest" and order_col else F.lit(None)

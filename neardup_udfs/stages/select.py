@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from neardup_udfs.driver.settings import rule_fields
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -31,11 +32,12 @@ class Selection:
 
 def _rule_order(rule: str) -> list[Column]:
     """Total order of a cluster's members: the first one represents it (ties: smallest id)."""
-    if rule == "earliest":
-        return [F.col("__order").asc_nulls_last(), F.col(DOC_ID)]
-    if rule == "longest":
-        return [F.col("__length").desc(), F.col(DOC_ID)]
-    return [F.col(DOC_ID)]
+    keys = [F.col(f"__{f.name}") for f in rule_fields(rule)]  # the one declaration of the rule
+    return [
+        *(c.desc_nulls_last() if f.descending else c.asc_nulls_last()
+          for c, f in zip(keys, rule_fields(rule), strict=True)),
+        F.col(DOC_ID),
+    ]  # fmt: skip
 
 
 def _with_representative(df: DataFrame, group: str, order: list[Column]) -> DataFrame:
