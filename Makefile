@@ -204,7 +204,8 @@ bench: $(STAMP)
 		--systems job,exact,datatrove,mllib --timeout 3600 --mllib-runs 1 --mllib-timeout 1800
 	@echo
 	$(BIN)/python bench/bench_dense.py --corpus short --runs 3 \
-		--systems job,exact,datatrove,mllib --timeout 3600 --mllib-runs 1 --mllib-timeout 1800
+		--systems job,job-spark,job-1core,floor,exact,datatrove,mllib --timeout 3600 \
+		--mllib-runs 1 --mllib-timeout 1800
 	@echo
 	$(BIN)/python bench/bench_containment.py
 	$(BIN)/python bench/bench_containment.py --dense --runs 3

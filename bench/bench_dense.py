@@ -28,12 +28,16 @@ dedup, Spark MLlib's MinHashLSH), each a whole process, scored against exact all
    job's own kernel; lib.truth.exact_pairs, prefix-filtered all pairs on one core), timed;
 3. ``--systems`` (comma-separated, default job,mllib), one after another, never two at
    once, each timed as a whole process (wall seconds, start-up included), ``--runs`` times
-   (medians reported); a run is every system once, in the order job, exact, datatrove,
-   mllib (then job-conf):
+   (medians reported); a run is every system once, in the order job, job-spark, job-1core,
+   floor, exact, datatrove, mllib (then job-conf):
    a. job: jobs/dedup.py --config conf/dedup.toml, ``spark-submit --master local[2]
       --driver-memory 2g`` and no properties file, jsonl input with id column doc_id, output
       <out>/job (with ``--with-conf`` once more with ``--properties-file
-      conf/spark-local.conf``, output <out>/job-conf);
+      conf/spark-local.conf``, output <out>/job-conf); job-spark: the same with ``--engine
+      spark`` (the Spark stages a cluster runs); job-1core: the same with ``--master
+      local[1]`` (the default engine on one core: the scaling ratio); floor: bench/io_floor.py,
+      Spark reading the JSON lines and writing them as Parquet with the job's flags and
+      nothing else (what any Spark shell pays before deduplicating);
    b. exact: lib/exact_baseline.py (frozen; its git commit is printed beside its figures):
       pure Python on one core, exact all pairs J >= 0.7 of word 3-shingles by prefix
       filtering, then a greedy pass in ascending doc_id keeping a document and removing its
@@ -60,7 +64,8 @@ dedup, Spark MLlib's MinHashLSH), each a whole process, scored against exact all
    kept document has J >= 0.7 with it. The job's share of pairs in one output cluster;
    MLlib: recall = pairs found, pair precision (lib.scoring.quality);
 5. ratios, each within one run (system seconds / the job's seconds of the same run; the
-   median of those): baseline/job, datatrove/job, mllib/job; a table and one JSON line on
+   median of those): baseline/job, datatrove/job, mllib/job, engine spark/default,
+   local[1]/local[2], I/O floor/job; a table and one JSON line on
    stdout. Logs of every process: out/bench_dense/logs/ (short- before the system's name
    for the short corpus).
 """
@@ -96,9 +101,12 @@ from lib.truth import exact_pairs, shingle_sets
 WORK = ROOT / "out" / "bench_dense"
 SIZE_BUCKETS = ((1, 1), (2, 3), (4, 10), (11, 100), (101, 1000), (1001, 10**9))
 TABLES = mllib_tables()  # 4
-SYSTEMS = ("job", "exact", "datatrove", "mllib")  # the order of a run (job-conf: last)
+SYSTEMS = ("job", "job-spark", "job-1core", "floor", "exact", "datatrove", "mllib")
+"""The order of a run (job-conf: last)."""
 EXACT_BASELINE = ROOT / "bench" / "lib" / "exact_baseline.py"
-RATIO_NAMES = {"exact": "baseline/job", "datatrove": "datatrove/job", "mllib": "mllib/job"}
+RATIO_NAMES = {"exact": "baseline/job", "datatrove": "datatrove/job", "mllib": "mllib/job",
+               "job-spark": "engine spark/default", "job-1core": "local[1]/local[2]",
+               "floor": "I/O floor/job"}  # fmt: skip
 
 
 # --- the corpus ----------------------------------------------------------------------------
@@ -143,12 +151,18 @@ def _log_tail(path: Path, lines: int = 8) -> list[str]:
     return [line for line in text if line.strip()][-lines:]
 
 
-def job_command(corpus: Path, out: Path, with_conf: bool) -> list[str]:
-    conf = ["--properties-file", str(ROOT / "conf" / "spark-local.conf")] if with_conf else []
+def job_command(corpus: Path, out: Path, system: str = "job") -> list[str]:
+    """The dedup job as ``system`` runs it: ``job`` (Spark's defaults, local[2]),
+    ``job-conf`` (the shipped properties file), ``job-spark`` (``--engine spark``),
+    ``job-1core`` (``--master local[1]``)."""
+    conf = ["--properties-file", str(ROOT / "conf" / "spark-local.conf")]
+    args = list(SPARK_ARGS)
+    if system == "job-1core":
+        args[args.index("--master") + 1] = "local[1]"
     return [
         spark_submit(),
-        *SPARK_ARGS,
-        *conf,
+        *args,
+        *(conf if system == "job-conf" else []),
         str(ROOT / "jobs" / "dedup.py"),
         "--config",
         str(ROOT / "conf" / "dedup.toml"),
@@ -162,7 +176,15 @@ def job_command(corpus: Path, out: Path, with_conf: bool) -> list[str]:
         "text",
         "--output",
         str(out),
+        *(["--engine", "spark"] if system == "job-spark" else []),
     ]
+
+
+def floor_command(corpus: Path, out: Path) -> list[str]:
+    """bench/io_floor.py: Spark reads the JSON lines and writes them as Parquet, nothing else
+    (the JVM, the session, schema inference, one read, one write) with the job's flags."""
+    return [spark_submit(), *SPARK_ARGS, str(ROOT / "bench" / "io_floor.py"), str(corpus),
+            str(out)]  # fmt: skip
 
 
 def mllib_command(corpus: Path, out: Path) -> list[str]:
@@ -804,8 +826,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cmd = exact_command(corpus.path, out)
             elif system == "datatrove":
                 cmd = datatrove_peer.command(corpus.path, out, out / "kept.txt")
+            elif system == "floor":
+                cmd = floor_command(corpus.path, out)
             else:
-                cmd = job_command(corpus.path, out, system == "job-conf")
+                cmd = job_command(corpus.path, out, system)
             runs[system].append(timed_process(prefix + system, cmd, i, args, timeout))
     scores: dict[str, dict[str, Any] | None] = {}
     for system in systems:
@@ -818,6 +842,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             scores[system] = score_exact(outs[system], corpus, t, last.log)
         elif system == "datatrove":
             scores[system] = score_datatrove(outs[system], corpus, t)
+        elif system == "floor":
+            scores[system] = None  # it removes nothing: a time, not a result
         else:
             scores[system] = score_job(outs[system], corpus, t)
     report(args, corpus, t, runs, scores)

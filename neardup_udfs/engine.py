@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # only its type: the engine decision imports no config code
 
 __all__ = [
     "BYTES_PER_DRIVER_EDGE",
+    "BYTES_PER_MEMBER",
     "BYTES_PER_RESULT_EDGE",
     "DRIVER_BYTES_PER_DOC",
     "DRIVER_TEXT_COPIES",
@@ -28,6 +29,7 @@ __all__ = [
     "config_refusal",
     "core_engine",
     "cores",
+    "cluster_on_driver",
     "driver_byte_budget",
     "edge_budget",
     "held_need",
@@ -70,6 +72,10 @@ page cache the system can drop."""
 # spark.driver.maxResultSize (Spark fails a collect larger than that).
 BYTES_PER_DRIVER_EDGE = 256
 BYTES_PER_RESULT_EDGE = 128
+# What a document costs the driver when a Spark run's anchored cluster stage runs in the core
+# there: its id and its leader's (collected through Arrow, then as Python strings), its
+# length and order, its group, place and cluster arrays, and its output row.
+BYTES_PER_MEMBER = 1024
 _UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -162,6 +168,18 @@ def _driver_share(
         budget = results // of_results
         source = f"spark.driver.maxResultSize {limit} / {of_results}{each}"
     return budget, source
+
+
+def cluster_on_driver(edges: int, documents: int | None, conf: Mapping[str, str],
+                      max_driver_edges: int) -> bool:
+    """Whether a Spark run's anchored cluster stage runs in the core on the driver: its
+    ``edges`` verified pairs fit ``max_driver_edges`` (the edge budget) and its ``documents``
+    (None: not counted) fit :func:`driver_byte_budget` at :data:`BYTES_PER_MEMBER` each.
+    Otherwise the stage runs as Spark stages (the parallel rounds when the edges do not
+    fit)."""
+    if documents is None or edges > max_driver_edges:
+        return False
+    return documents * BYTES_PER_MEMBER <= driver_byte_budget(conf)[0]
 
 
 # --- what a run needs ---------------------------------------------------------------------

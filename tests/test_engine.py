@@ -97,3 +97,17 @@ def test_the_needs_and_the_streamed_rows_agree() -> None:
     assert need == (256 << 20) + 768 * 10_000
     assert engine.streamed_rows(need) == 10_000
     assert engine.streamed_rows(100) == 0  # below the base: none
+
+
+def test_a_spark_run_clusters_in_the_core_when_edges_and_members_fit() -> None:
+    """Within the edge budget and with every member's bytes within the driver's budget (half
+    the smaller of its memory and its result limit, 1g each by default: 512 MiB at 1 KiB a
+    member); otherwise, or with no member count, Spark stages."""
+    fits = 512 * 1024  # members at 1 KiB each in 512 MiB
+    assert engine.cluster_on_driver(10, fits, {}, max_driver_edges=10)
+    assert not engine.cluster_on_driver(11, fits, {}, max_driver_edges=10)
+    assert not engine.cluster_on_driver(10, fits + 1, {}, max_driver_edges=10)
+    assert not engine.cluster_on_driver(0, None, {}, max_driver_edges=10)
+    more = {"spark.driver.memory": "2g", "spark.driver.maxResultSize": "2g"}  # 1 GiB
+    assert engine.cluster_on_driver(0, 2 * fits, more, max_driver_edges=0)
+    assert not engine.cluster_on_driver(0, 2 * fits, {"spark.driver.memory": "2g"}, 0)

@@ -60,6 +60,9 @@ from neardup_udfs.schemas import (
 
 __all__ = [
     "DriverNear",
+    "anchored_clusters",
+    "cluster_tally",
+    "rule_order",
     "SetSource",
     "ShingledTexts",
     "Sketches",
@@ -155,7 +158,7 @@ def near_of_sketches(
         counts.update(empty=int(empty.sum()), exact_duplicates=len(ids) - int(is_leader.sum()))
         rows.rows_in, rows.rows_out = len(ids), len(lead)
     with stage("pairs") as rows:
-        found = _found_pairs(sketches, lead, pipeline, settings)
+        found = _found_pairs(sketches, lead, pipeline, settings, workers)
         verified = _verified(found, sketches, sets, pipeline, settings, workers)
         bands, hot = _band_counts(found, verified), _hot_list(found)
         counts.update(
@@ -165,9 +168,11 @@ def near_of_sketches(
         )
         rows.rows_in, rows.rows_out = len(lead), len(verified.a)
     with stage("cluster") as rows:
-        place = _rule_order(features, ids, settings.rule, order)  # the containment stage too
-        clusters = _anchored(sketches, leader, verified, pipeline, place)
-        histogram = _tally(clusters, counts)
+        place = rule_order(ids, features.column(LENGTH), order, settings.rule)  # containment too
+        ends = verified.names[verified.a], verified.names[verified.b]
+        clusters = anchored_clusters(ids, leader, place, *ends, verified.score,
+                                     simhash=pipeline.kind == "simhash")  # fmt: skip
+        histogram = cluster_tally(clusters, counts)
         counts.update(driver_edges=len(verified.a))
         rows.rows_in, rows.rows_out = len(verified.a), counts["kept"]
     score = DISTANCE if pipeline.kind == "simhash" else SIMILARITY
@@ -190,14 +195,14 @@ def near_of_sketches(
             jaccard = pa.array([JACCARD] * pairs.num_rows, pa.string())
             pairs = pa.concat_tables([pairs.append_column(RELATION, jaccard), done.pairs])
             counts.update(done.counts)
-            histogram = _tally(clusters, counts)
+            histogram = cluster_tally(clusters, counts)
             rows.rows_out = counts["kept"]
     return DriverNear(pairs, clusters, counts, bands, hot, histogram)
 
 
-def _tally(clusters: pa.Table, counts: dict[str, int]) -> dict[int, int]:
-    """The cluster-size histogram of ``clusters``; ``counts`` takes kept, removed and
-    clusters (of two or more members)."""
+def cluster_tally(clusters: pa.Table, counts: dict[str, int]) -> dict[int, int]:
+    """The cluster-size histogram of ``clusters`` (cluster size -> clusters of that size);
+    ``counts`` takes ``kept``, ``removed`` and ``clusters`` (of two or more members)."""
     is_rep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False)
     sizes = pd.Series(clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False))
     per_size = sizes.value_counts().value_counts().sort_index()
@@ -397,10 +402,14 @@ def _matrix(column: pa.ChunkedArray, width: int) -> I64:
 
 
 def _found_pairs(
-    sketches: Sketches, lead: I64, pipeline: Pipeline, settings: NearSettings
+    sketches: Sketches, lead: I64, pipeline: Pipeline, settings: NearSettings, workers: int = 1
 ) -> _Pairs:
     """The scored candidates of ``stages.candidates.scored_candidates``: every pair once,
-    from the first band (table) that produces it, hot buckets as stars."""
+    from the first band (table) that produces it, hot buckets as stars. With ``workers`` of
+    2 or more (and ``os.fork``), the bands are cut into ``workers`` runs, each but the first
+    in a forked process of its own (a band's pairs need no other band's buckets: the first
+    band rule reads the signatures); the pairs come back in band order, as from one
+    process."""
     names, at, keys, which = _keyed(sketches, lead, pipeline, settings)  # document i: i-th id
     sketch = sketches.sketch
     n, bands = len(which), keys.shape[1]
@@ -422,8 +431,51 @@ def _found_pairs(
         hot_band.append(np.full(len(hot_b), c, dtype=np.int32))
         hot_key.append(bucket.key[bucket.starts[hot_b]])
         hot_size.append(bucket.size[hot_b])
+    pairs_of = partial(_band_pairs, keys=keys, which=which, sketch=sketch, at=at, roles=roles,
+                       limit=limit, pipeline=pipeline, settings=settings)  # fmt: skip
+    runs = split(bands, workers)
+    if workers < 2 or not can_fork() or n < FORK_MIN_ROWS or len(runs) < 2:
+        parts = pairs_of(0, bands)
+    else:
+        parts = []
+        for (lo, hi), out in zip(runs, in_parts([partial(pairs_of, *r) for r in runs]),
+                                 strict=True):  # fmt: skip
+            if out is None:
+                _log.warning("a process of the candidate pass failed: its bands ran here")
+                out = pairs_of(lo, hi)
+            parts.extend(out)
+    a, b, band_of, score, key, chunk = (
+        (np.concatenate(x) for x in zip(*parts, strict=True))
+        if parts
+        else (np.empty(0, np.int64),) * 6
+    )
+    found = _Pairs(names, a, b, band_of.astype(np.int32), key, chunk.astype(np.int32), score)
+    found.hot_band, found.hot_key, found.hot_size = (
+        np.concatenate(hot_band),
+        np.concatenate(hot_key).astype(np.int64),
+        np.concatenate(hot_size).astype(np.int64),
+    )
+    return found
+
+
+def _band_pairs(
+    first: int,
+    last: int,
+    *,
+    keys: I64,
+    which: I64,
+    sketch: npt.NDArray[np.int64],
+    at: I64,
+    roles: npt.NDArray[np.int8],
+    limit: int,
+    pipeline: Pipeline,
+    settings: NearSettings,
+) -> list[tuple[Any, ...]]:
+    """The first-band pairs of bands ``first`` to ``last - 1`` (``keys[which]``: the keyed
+    documents' band keys, one row each, read a band at a time), as ``a, b, band, score, key,
+    chunk`` array tuples in band order."""
     parts = []
-    for c in range(bands):
+    for c in range(first, last):
         bucket = _Buckets.of(keys[which, c])
         rows, offsets, g_key, g_chunk, g_star = bucket.groups(limit)
         if not len(g_key):
@@ -440,18 +492,7 @@ def _found_pairs(
                                        pipeline.param("rows"))  # fmt: skip
             where = got[4] + lo
             parts.append((*got[:4], g_key[where], g_chunk[where]))
-    a, b, band_of, score, key, chunk = (
-        (np.concatenate(x) for x in zip(*parts, strict=True))
-        if parts
-        else (np.empty(0, np.int64),) * 6
-    )
-    found = _Pairs(names, a, b, band_of.astype(np.int32), key, chunk.astype(np.int32), score)
-    found.hot_band, found.hot_key, found.hot_size = (
-        np.concatenate(hot_band),
-        np.concatenate(hot_key).astype(np.int64),
-        np.concatenate(hot_size).astype(np.int64),
-    )
-    return found
+    return parts
 
 
 GROUP_ROWS = 1 << 16
@@ -621,17 +662,21 @@ def _hot_list(found: _Pairs) -> list[dict[str, Any]]:
     ]
 
 
-def _rule_order(
-    features: pa.Table, ids: npt.NDArray[Any], rule: str, order: pa.ChunkedArray | pa.Array | None
+def rule_order(
+    ids: npt.NDArray[Any],
+    length: pa.ChunkedArray | pa.Array,
+    order: pa.ChunkedArray | pa.Array | None,
+    rule: str,
 ) -> I64:
-    """Every row's place in the representative rule's order (``stages.cluster``'s rule
-    key): ``earliest`` by ``order`` with nulls last, ``longest`` by length descending,
-    ``min_id`` by id; ties by id."""
+    """Every row's place (0 first) in the representative rule's order
+    (``driver.settings.rule_fields``: ``earliest`` by ``order`` with nulls last, ``longest``
+    by ``length`` descending, ``min_id`` by id; ties by id), for rows of ``ids`` with their
+    ``length`` and ``order`` values aligned."""
     by_id = np.empty(len(ids), dtype=np.int64)
     by_id[np.argsort(ids, kind="stable")] = np.arange(len(ids))
     keys = []
     for key in rule_fields(rule):  # the one declaration of the rule
-        values = features.column(LENGTH) if key.name == "length" else order
+        values = length if key.name == "length" else order
         assert values is not None, f"the {rule} rule needs the {key.name} column"
         how = "descending" if key.descending else "ascending"
         ranked = pc.rank(values, sort_keys=how, null_placement="at_end", tiebreaker="dense")
@@ -642,35 +687,40 @@ def _rule_order(
     return place
 
 
-def _anchored(
-    sketches: Sketches,
+def anchored_clusters(
+    ids: npt.NDArray[Any],
     leader: npt.NDArray[Any],
-    verified: _Pairs,
-    pipeline: Pipeline,
     place: I64,
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    score: npt.NDArray[Any],
+    *,
+    simhash: bool,
 ) -> pa.Table:
-    """One row per document (``stages.cluster.cluster``, anchored): the exact-duplicate
-    groups take their first member's place in the rule's order (``place``, per row: see
-    :func:`_rule_order`), the greedy pass over the verified graph keeps representatives, and
-    every member of a removed group gets its group's score to the kept group."""
-    ids = sketches.ids
+    """One row per document of ``ids`` (``doc_id, cluster_id, is_representative`` and the
+    score: ``distance`` when ``simhash``, else ``similarity``), as ``stages.cluster.cluster``
+    clusters anchored: the exact-duplicate groups (``leader``: each row's group leader) take
+    their first member's place in the rule's order (``place``, per row: see
+    :func:`rule_order`), the greedy pass over the verified graph (leaders ``a``, ``b`` and
+    their ``score``) keeps representatives, and every member of a removed group gets its
+    group's score to the kept group."""
     _, group = np.unique(leader, return_inverse=True)  # the group of each row
     first = np.full(group.max() + 1 if len(group) else 0, np.iinfo(np.int64).max)
     np.minimum.at(first, group, place)  # the group's place: its first member's
     kept_row = np.empty(len(first), dtype=np.int64)
     is_first = place == first[group]
     kept_row[group[is_first]] = np.flatnonzero(is_first)
-    simhash = pipeline.kind == "simhash"
     own = 0 if simhash else 1.0
+    given_score = score
     score = np.full(len(ids), own, dtype=np.int64 if simhash else np.float64)
     rep_group = group.copy()
-    if len(verified.a):
+    if len(a):
         # the verified ends are leaders: their groups, ordered by the groups' places
-        row_of = pd.Index(ids).get_indexer(verified.names)
-        ga, gb = group[row_of[verified.a]], group[row_of[verified.b]]
+        where = pd.Index(ids)
+        ga, gb = group[where.get_indexer(a)], group[where.get_indexer(b)]
         oa, ob = first[ga], first[gb]
         lo, hi = np.minimum(oa, ob), np.maximum(oa, ob)
-        node, rep, value = greedy_assignment(lo, hi, verified.score, not simhash)
+        node, rep, value = greedy_assignment(lo, hi, given_score, not simhash)
         group_at = np.empty(len(ids), dtype=np.int64)  # a place -> the group it names
         group_at[first] = np.arange(len(first))
         moved = group_at[node]
@@ -682,7 +732,7 @@ def _anchored(
         score = given[group]
     cluster_row = kept_row[rep_group]
     is_rep = (rep_group == group) & is_first
-    scored = _score_array(score, pipeline)
+    scored = pa.array(score, pa.int32() if simhash else pa.float64())
     schema = pa.schema(
         [
             (DOC_ID, pa.string()),

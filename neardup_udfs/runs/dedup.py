@@ -426,7 +426,7 @@ def _spark_core(
         info = info.join(good.select(DOC_ID, order.alias("__order")), DOC_ID)
     else:
         info = info.withColumn("__order", order)
-    clustered = near.cluster(info, matches)
+    clustered = near.cluster(info, matches, documents=n_good)
     summary.index_matches = clustered.indexed
     if settings.containment is not None:
         texts = good.select(DOC_ID, TEXT)

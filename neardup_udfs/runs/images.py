@@ -213,7 +213,7 @@ def cluster_images(
     info = members.select(
         F.col(PATH).alias(DOC_ID), LEADER, length.alias("__length"), F.lit(None).alias("__order")
     )
-    clustered = near.cluster(info)
+    clustered = near.cluster(info, documents=summary.hashed)
     clusters = clustered.clusters.withColumnRenamed(DOC_ID, PATH)
     n_clustered = clustered.rows
 

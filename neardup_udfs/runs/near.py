@@ -10,26 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from neardup_udfs.clock import StageClock
+from neardup_udfs.driver.near import anchored_clusters, cluster_tally, rule_order
 from neardup_udfs.driver.settings import (
     HOT_BUCKETS_LISTED,
     NearCounts,
     NearSettings,
     hot_bucket,
 )
-from neardup_udfs.engine import edge_budget
+from neardup_udfs.engine import cluster_on_driver, edge_budget
+from neardup_udfs.io.frames import arrow_frame
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.runtime import Cache
 from neardup_udfs.schemas import (
     BAND,
     CLUSTER_ID,
     CONTAINMENT,
+    DISTANCE,
+    DOC_ID,
     INDEXED_ID,
     IS_REPRESENTATIVE,
+    LEADER,
     RELATION,
+    SIMILARITY,
+    A,
+    B,
 )
 from neardup_udfs.session import conf_of
 from neardup_udfs.stages.candidates import first_band_counts, scored_candidates
@@ -124,18 +133,39 @@ class NearDuplicates:
         assert self._bands is not None, "find() first"
         return self._bands
 
-    def cluster(self, members: DataFrame, matches: DataFrame | None = None) -> Clusters:
+    def cluster(
+        self, members: DataFrame, matches: DataFrame | None = None, documents: int | None = None
+    ) -> Clusters:
         """One row per member document (stage ``cluster``): ``members`` is ``doc_id,
         leader, __length, __order`` (``stages.cluster.cluster``); ``matches``: leaders near
-        an indexed document. Sets the cluster counts."""
+        an indexed document; ``documents``: the rows of ``members``, when the caller knows
+        them. Sets the cluster counts.
+
+        Notes:
+            Anchored without ``matches``, a graph within the edge budget whose members fit
+            the driver (``engine.cluster_on_driver``) is clustered by the core there
+            (``driver.near.anchored_clusters``, the function the one-process engines call);
+            otherwise by the Spark stages (``stages.cluster``). The rows are the same.
+        """
         assert self.edges is not None, "find() first"
         s, counts = self.settings, self.counts
+        conf = conf_of(members.sparkSession)
         budget, source = (
             (s.max_driver_edges, "max_driver_edges")
             if s.max_driver_edges is not None
-            else edge_budget(conf_of(members.sparkSession))
+            else edge_budget(conf)
+        )
+        in_core = (
+            s.clustering == "anchored"
+            and matches is None
+            and cluster_on_driver(counts.verified, documents, conf, budget)
         )
         with self.clock.stage("cluster") as rows:
+            if in_core:
+                done = self._in_core(members)
+                self.cluster_path = _cluster_path(s.clustering, 0, budget, source)
+                rows.rows_in, rows.rows_out = counts.verified, counts.kept
+                return done
             clustered = cluster(
                 members,
                 self.edges,
@@ -160,6 +190,34 @@ class NearDuplicates:
             self.cluster_path = _cluster_path(s.clustering, clustered.rounds, budget, source)
             rows.rows_in, rows.rows_out = counts.verified, kept
         return Clusters(clusters, n, indexed, histogram)
+
+    def _in_core(self, members: DataFrame) -> Clusters:
+        """The anchored clusters of the collected ``members`` and verified edges, computed
+        by the core on the driver; the cluster counts set (the whole graph on the driver:
+        no round)."""
+        assert self.edges is not None
+        simhash = self.pipeline.kind == "simhash"
+        score = DISTANCE if simhash else SIMILARITY
+        table = members.select(DOC_ID, LEADER, "__length", "__order").toArrow()
+        edges = self.edges.select(A, B, score).toArrow()
+
+        def values(t: pa.Table, name: str) -> Any:
+            return t.column(name).to_numpy(zero_copy_only=False)
+
+        ids = values(table, DOC_ID)
+        place = rule_order(ids, table.column("__length"), table.column("__order"),
+                           self.settings.rule)  # fmt: skip
+        found = anchored_clusters(ids, values(table, LEADER), place, values(edges, A),
+                                  values(edges, B), values(edges, score),
+                                  simhash=simhash)  # fmt: skip
+        tally: dict[str, int] = {}
+        histogram = cluster_tally(found, tally)
+        counts = self.counts
+        counts.kept, counts.removed = tally["kept"], tally["removed"]
+        counts.clusters = tally["clusters"]
+        counts.rounds, counts.driver_edges, counts.chained = 0, counts.verified, 0
+        clusters = self.cache.keep(arrow_frame(members.sparkSession, found))
+        return Clusters(clusters, found.num_rows, 0, histogram)
 
     def contain(
         self, clustered: Clusters, texts: DataFrame, members: DataFrame

@@ -80,3 +80,40 @@ def test_local_n_starts_n_processes_and_the_rows_do_not_change(
     n = int(master[len("local[") : -1])
     assert started == ([] if n == 1 else [n])
     assert outs[master] == outs["local[1]"] and len(outs[master]) == 60
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash"])
+def test_the_candidate_pass_runs_its_bands_over_n_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """``local[3]`` cuts the bands (SimHash: the tables) of the candidate pass into three
+    runs, two of them in forked processes, and the pairs and clusters are ``local[1]``'s,
+    row for row (the pairs' bands included)."""
+    from neardup_udfs.driver import near
+
+    monkeypatch.setattr(near, "FORK_MIN_ROWS", 0)  # fork whatever the input's size
+    started: list[int] = []
+    real = fork.in_parts
+
+    def counted(tasks, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(len(tasks))
+        return real(tasks, **kwargs)
+
+    monkeypatch.setattr(near, "in_parts", counted)
+    words = [f"w{i}" for i in range(400)]
+    rows = [
+        {"url": f"d{i}", "body": " ".join(words[(i % 7) * 40 : (i % 7) * 40 + 120] + [f"x{i}"])}
+        for i in range(70)
+    ]
+    src = write_lines(tmp_path / "in.jsonl", rows)
+    outs = {}
+    for m in ("local[1]", "local[3]"):
+        started.clear()
+        out = tmp_path / m.replace("[", "-").replace("]", "")
+        local_run.run_local(engine_config(src, out, method=method), {"spark.master": m})
+        tables = ("pairs", "clusters")
+        outs[m] = [sorted(pq.read_table(out / t).to_pylist(), key=repr) for t in tables]
+        if m == "local[3]":
+            assert started == [1, 3]  # the feature pass (one batch: one run), the candidates
+    assert outs["local[1]"][0], "no pair found: the corpus must have near-duplicates"
+    assert outs["local[3]"] == outs["local[1]"]
