@@ -125,7 +125,7 @@ def near_on_driver(
     with clock.stage("fingerprint") as rows:
         sketches = sketches_of(_features(texts, pipeline, workers), pipeline)
         rows.rows_in = rows.rows_out = texts.num_rows
-    sets = ShingledTexts(TableTexts(texts.column(TEXT)), pipeline)
+    sets = ShingledTexts(TableTexts(texts.column(TEXT)), pipeline, workers)
     return near_of_sketches(sketches, sets, pipeline, settings, order=order, clock=clock,
                             workers=workers)  # fmt: skip
 
@@ -270,13 +270,27 @@ class SetSource(Protocol):
 
 @dataclass(frozen=True)
 class ShingledTexts:
-    """A :class:`SetSource` that shingles the texts of a :class:`TextSource`."""
+    """A :class:`SetSource` that shingles the texts of a :class:`TextSource`, on ``workers``
+    processes when there are enough of them (the rows cut into that many runs, each but the
+    first in a forked process of its own; the sets as from one process)."""
 
     texts: TextSource
     pipeline: Pipeline
+    workers: int = 1
 
     def shingle_sets(self, rows: I64) -> tuple[Any, I64, I64]:
-        return _shingle_sets(self.texts, rows, self.pipeline)
+        runs = split(len(rows), self.workers)
+        if self.workers < 2 or not can_fork() or len(rows) < FORK_MIN_SETS or len(runs) < 2:
+            return _shingle_sets(self.texts, rows, self.pipeline)
+        one = partial(_shingle_sets, self.texts, pipeline=self.pipeline)
+        got = in_parts([partial(one, rows[lo:hi]) for lo, hi in runs])
+        parts = []
+        for (lo, hi), out in zip(runs, got, strict=True):
+            if out is None:
+                _log.warning("a process of the shingle pass failed: its texts ran here")
+                out = one(rows[lo:hi])
+            parts.append(out)
+        return _joined_sets(parts)
 
 
 @dataclass(frozen=True)
@@ -640,6 +654,21 @@ def _shingle_sets(source: TextSource, rows: I64, pipeline: Pipeline) -> tuple[An
 
 SET_CHUNK = 2048
 """Texts shingled at a time for the exact checks."""
+
+FORK_MIN_SETS = 2 * SET_CHUNK
+"""Fewer texts to shingle than this: one process (a fork costs more)."""
+
+
+def _joined_sets(parts: list[tuple[Any, I64, I64]]) -> tuple[Any, I64, I64]:
+    """The ``(hashes, offsets, slot)`` of consecutive runs of rows as one: the sets in run
+    order, each run's slots shifted past the sets before it."""
+    hashes = np.concatenate([h for h, _, _ in parts])
+    sizes = np.concatenate([np.diff(o) for _, o, _ in parts])
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    bases = np.cumsum([0] + [len(o) - 1 for _, o, _ in parts[:-1]])
+    slot = np.concatenate([s + base for (_, _, s), base in zip(parts, bases, strict=True)])
+    return hashes, offsets, slot.astype(np.int64)
 
 
 def _band_counts(found: _Pairs, verified: _Pairs) -> list[dict[str, Any]]:

@@ -103,7 +103,7 @@ def run_local(config: DedupConfig, conf: Mapping[str, str]) -> Summary:
             engine = local_entry("streamed", streamed.need, budget, source)
             engine["blocks"] = len(streamed.read.blocks)
             read = streamed.read
-            sets = read.sets or ShingledTexts(read.texts(), pipeline)
+            sets = read.sets or ShingledTexts(read.texts(), pipeline, cores(conf))
             found = near_of_sketches(read.sketches, sets, pipeline, settings,
                                      order=read.order, clock=clock,
                                      workers=cores(conf))  # fmt: skip

@@ -117,3 +117,30 @@ def test_the_candidate_pass_runs_its_bands_over_n_processes(
             assert started == [1, 3]  # the feature pass (one batch: one run), the candidates
     assert outs["local[1]"][0], "no pair found: the corpus must have near-duplicates"
     assert outs["local[3]"] == outs["local[1]"]
+
+
+def test_the_shingle_pass_gives_each_row_its_set_from_any_number_of_processes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The exact checks' shingle sets on 3 processes: every asked row gets the set one
+    process gives it (rows asked out of order and twice included)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from neardup_udfs.driver import near
+    from neardup_udfs.presets import resolve
+
+    monkeypatch.setattr(near, "FORK_MIN_SETS", 0)
+    texts = near.TableTexts(pa.array([" ".join(f"w{j}" for j in range(i, i + 9 + i % 5))
+                                      for i in range(40)]))  # fmt: skip
+    rows = np.array([7, 3, 39, 0, 3, 21, 12, 5, 30, 1, 18], dtype=np.int64)
+    pipeline = resolve("semblance")
+
+    def sets_of(workers: int) -> list[list[int]]:
+        hashes, offsets, slot = near.ShingledTexts(texts, pipeline, workers).shingle_sets(rows)
+        return [hashes[offsets[s] : offsets[s + 1]].tolist() for s in slot]
+
+    one = sets_of(1)
+    assert all(one) and one[1] == one[4]  # every text has shingles; a row asked twice
+    assert sets_of(3) == one
+    assert sets_of(11) == one  # a process a row
