@@ -111,8 +111,8 @@ def near_on_driver(
         order: the representative rule's ``earliest`` column, aligned with ``texts``.
         clock: the run's clock: the work is timed as its stages ``fingerprint``, ``pairs``
             and ``cluster`` (None: a clock of this call's own, logging to ``neardup.driver``).
-        workers: the cores the fingerprint pass (1 or 2 processes) and the exact checks
-            (threads) may use.
+        workers: the cores the run may use: processes for the fingerprint, candidate and
+            shingle passes, threads for the Jaccard checks.
 
     Notes:
         ``pairs`` holds the pairs of ``stages.verify.verify`` over the candidates of
