@@ -128,7 +128,9 @@ test-fast: $(STAMP)
 ## its fault test, report.html in headless chromium (installs Debian's), the Airflow DAG
 .PHONY: test-e2e chromium
 test-e2e: $(STAMP) chromium test-airflow
-	$(BIN)/python -m pytest -q -m e2e
+	@# two pytest workers, a test file each at a time: the cluster test and the Connect server
+	@# (each several minutes of waiting on JVMs) run side by side
+	$(BIN)/python -m pytest -q -m e2e -n 2 --dist loadfile
 	@echo "screenshot: out/report-screenshot.png"
 
 chromium:
