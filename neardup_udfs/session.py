@@ -9,11 +9,13 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import sys
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
@@ -27,6 +29,7 @@ __all__ = [
     "JobCount",
     "SHUFFLE_PARTITIONS",
     "SMALL_INPUT_BYTES",
+    "UNKNOWN_SIZE",
     "classic_context",
     "conf_of",
     "cut",
@@ -36,8 +39,10 @@ __all__ = [
     "fit_shuffle_partitions",
     "lineage_cuts",
     "local_session",
+    "plan_bytes",
     "run_settings",
     "spark_conf",
+    "stated_bytes",
 ]
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
@@ -47,7 +52,8 @@ SMALL_INPUT_BYTES = 64 * 1024 * 1024
 """Text bytes up to which a run turns adaptive execution off when nobody chose it."""
 BYTES_PER_PARTITION = 128 * 1024 * 1024
 """Input bytes per shuffle partition when the job fits the count to its input."""
-_UNKNOWN_SIZE = 1 << 62  # what Spark's plan statistics say for a source of unknown size
+UNKNOWN_SIZE = 1 << 62
+"""Sizes from here up are what Spark's plan statistics say of a source of unknown size."""
 
 _log = logging.getLogger("neardup.session")
 _GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description")
@@ -191,18 +197,39 @@ def fit_shuffle_partitions(
                 "shuffle_partitions_from": "config"}  # fmt: skip
     floor = 2 * default_parallelism(spark)
     if size is None:  # plan statistics of a JSON source are an estimate after projection
-        size = _UNKNOWN_SIZE
-        if classic_context(spark) is not None:  # Connect shows no plan statistics
-            try:
-                size = int(str(source._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
-            except Exception:  # a source without plan statistics: the floor
-                pass
-    n = floor if size >= _UNKNOWN_SIZE else max(floor, math.ceil(size / BYTES_PER_PARTITION))
+        size = plan_bytes(source)
+    n = floor if size >= UNKNOWN_SIZE else max(floor, math.ceil(size / BYTES_PER_PARTITION))
     spark.conf.set(SHUFFLE_PARTITIONS, str(n))
-    told = "unknown" if size >= _UNKNOWN_SIZE else f"{size:,}"
+    told = "unknown" if size >= UNKNOWN_SIZE else f"{size:,}"
     _log.info("shuffle partitions: %d (input of %s bytes; set %s to choose)", n, told,
               SHUFFLE_PARTITIONS)  # fmt: skip
     return {"shuffle_partitions": n, "shuffle_partitions_from": "input size"}
+
+
+def plan_bytes(source: DataFrame) -> int:
+    """The bytes Spark's optimizer estimates ``source`` holds, on a classic or a Spark
+    Connect session; at least :data:`UNKNOWN_SIZE` when it cannot tell (a source without
+    statistics)."""
+    try:
+        if is_connect(source.sparkSession):  # the server's cost explain: its statistics
+            explain: Any = source._explain_string  # the Connect client's
+            return stated_bytes(explain(mode="cost"))
+        return int(str(source._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+    except Exception:  # a plan Spark cannot estimate
+        return UNKNOWN_SIZE
+
+
+_UNITS = {"B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40, "PiB": 50, "EiB": 60}
+_STATED = re.compile(r"sizeInBytes=([0-9]+(?:\.[0-9]+)?) ?(" + "|".join(_UNITS) + r")\b")
+
+
+def stated_bytes(explained: str) -> int:
+    """The root's ``sizeInBytes`` in a plan explained with statistics (Spark's ``cost``
+    mode: the first one stated, as ``134.3 KiB``); :data:`UNKNOWN_SIZE` when none is."""
+    found = _STATED.search(explained.partition("== Optimized Logical Plan ==")[2] or explained)
+    if found is None:
+        return UNKNOWN_SIZE
+    return math.ceil(float(found.group(1)) * (1 << _UNITS[found.group(2)]))
 
 
 def default_parallelism(spark: SparkSession) -> int:
@@ -213,10 +240,10 @@ def default_parallelism(spark: SparkSession) -> int:
     if sc is not None:
         return max(1, sc.defaultParallelism)
     try:
-        return max(1, int(spark.conf.get("spark.default.parallelism", None) or 0))
+        chosen = int(spark.conf.get("spark.default.parallelism", None) or 0)
     except ValueError:
-        pass
-    return cores(_DriverConf(spark))
+        chosen = 0
+    return chosen if chosen > 0 else cores(_DriverConf(spark))
 
 
 @dataclass

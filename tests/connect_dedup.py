@@ -24,6 +24,24 @@ from library_rows import dedup_rows, edge_rows, query_rows, sorted_rows
 
 SERVER = "org.apache.spark.sql.connect.service.SparkConnectService$"
 READY = "connect server ready"
+SERVERS: list[Any] = []
+"""The classic session of each server this process started (its SparkContext runs the jobs)."""
+
+
+def stage_tasks() -> dict[str, int]:
+    """Stage -> tasks, of every stage of every job the servers' SparkContexts ran so far (job
+    ids count up from 0)."""
+    found = {}
+    for server in SERVERS:
+        tracker = server.sparkContext.statusTracker()
+        job = 0
+        while (info := tracker.getJobInfo(job)) is not None:
+            for stage_id in info.stageIds:
+                stage = tracker.getStageInfo(stage_id)
+                if stage is not None:  # a stage skipped (its shuffle output reused): no tasks
+                    found[f"job {job} stage {stage_id}: {stage.name}"] = int(stage.numTasks)
+            job += 1
+    return found
 
 
 def connect_session(master: str = "local[2]") -> Any:
@@ -40,6 +58,7 @@ def connect_session(master: str = "local[2]") -> Any:
         .config("spark.ui.enabled", "false")
         .getOrCreate()
     )
+    SERVERS.append(server)
     port = getattr(getattr(server._jvm, SERVER), "MODULE$").localPort()
     os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"  # columns built from now on are Connect's
     return RemoteSession.builder.remote(f"sc://localhost:{port}/;token={token}").getOrCreate()
@@ -54,19 +73,31 @@ def main(src: str, out: str, index: str) -> None:
     spark = connect_session()
     print(f"{READY} in {time.monotonic() - started:.1f} s", flush=True)
     found: dict[str, Any] = {"session": type(spark).__module__}
+    lap = time.monotonic()
+
+    def took(what: str) -> None:  # phase times on stderr: the test's log says where time went
+        nonlocal lap
+        now = time.monotonic()
+        print(f"{what}: {now - lap:.1f} s", file=sys.stderr, flush=True)
+        lap = now
+
     df = spark.read.json(src)
     conf_before = dict(spark.conf.getAll)
     for engine in ("spark", "driver"):
         with neardup_udfs.dedup(df, engine=engine, pairs=True) as r:
             found[engine] = {**dedup_rows(r), "spark": r.report["spark"]}
+        took(f"dedup on the {engine} engine")
+    found["runs_stage_tasks"] = stage_tasks()
     conf_after = dict(spark.conf.getAll)
     found["conf_changed"] = sorted(
         k for k in conf_before.keys() | conf_after.keys() if conf_before.get(k) != conf_after.get(k)
     )
     with neardup_udfs.query_index(df, index, top=3) as q:
         found["query"] = query_rows(q)
+    took("query_index")
     spark.conf.set("spark.sql.shuffle.partitions", "4")  # tiny frames: as the classic tests
     found["edges"] = edge_rows(spark, df, index)
+    took("edge frames")
     first = df.orderBy("id").limit(20)
     values = first.select(
         "id",
@@ -76,6 +107,7 @@ def main(src: str, out: str, index: str) -> None:
         nf.band_keys(nf.minhash("text")).alias("bands"),
     )
     found["functions"] = sorted_rows(values)
+    took("column functions")
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(found, fh)
     print(f"done in {time.monotonic() - started:.1f} s", flush=True)

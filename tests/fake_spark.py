@@ -11,3 +11,13 @@ class FakeConf:
 
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.values.get(key, default)
+
+
+class FakeConnectSession:
+    """A Spark Connect session as ``session.is_connect`` sees one (no SparkContext), with
+    ``conf`` values from a dict."""
+
+    __module__ = "pyspark.sql.connect.session"
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.conf = FakeConf(values)

@@ -211,9 +211,14 @@ def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[n
     found = json.loads(_connect_run(REAL, out, index).read_text())
     assert found["session"].startswith("pyspark.sql.connect")
     assert found["conf_changed"] == []  # two runs released: the session's conf as before
+    # fitted to the size the server's plan statistics tell, before the first pass: no stage
+    # of the two runs has Spark's default 200 tasks (416 rows on 4 partitions: a union of
+    # three such frames has 12)
+    assert max(found["runs_stage_tasks"].values()) <= 16, found["runs_stage_tasks"]
     for engine in ("spark", "driver"):
-        said = found[engine]["spark"]  # fitted once the first pass counted the text
+        said = found[engine]["spark"]
         assert said["shuffle_partitions_from"] == "input size" and said["jobs"] is None
+        assert said["shuffle_partitions"] == 4  # 2 x local[2]: the floor of a 134 KiB input
         classic = api_results[engine]
         for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
             assert found[engine][key] == classic[key], (engine, key)

@@ -4,6 +4,7 @@ counted."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -56,6 +57,48 @@ def test_an_unchosen_count_follows_the_input_size(spark, tmp_path: Path, monkeyp
         # a source of unknown size (an RDD's rows) gets the floor
         rows = spark.createDataFrame(spark.sparkContext.parallelize([(1,)] * 10), "x int")
         assert fit_shuffle_partitions(spark, rows)["shuffle_partitions"] == floor
+
+
+def test_stated_bytes_reads_the_root_estimate_of_a_cost_explain() -> None:
+    """A Spark Connect client sees plan statistics only as the server's explain text."""
+    explained = (
+        "== Optimized Logical Plan ==\n"
+        "Project [id#8, text#9], Statistics(sizeInBytes=134.3 KiB)\n"
+        "+- Relation [id#8,text#9] json, Statistics(sizeInBytes=2.0 MiB)\n"
+    )
+    assert session.stated_bytes(explained) == math.ceil(134.3 * 1024)
+    assert session.stated_bytes("Statistics(sizeInBytes=48.0 B, rowCount=1)") == 48
+    assert session.stated_bytes("Statistics(sizeInBytes=8.0 EiB)") >= session.UNKNOWN_SIZE
+    assert session.stated_bytes("no statistics here") == session.UNKNOWN_SIZE
+
+
+def test_default_parallelism_on_connect_is_the_chosen_one_else_the_master_s_cores() -> None:
+    from fake_spark import FakeConnectSession
+
+    assert session.is_connect(FakeConnectSession({}))  # type: ignore[arg-type]
+    for values, expected in (
+        ({"spark.master": "local[3]"}, 3),
+        ({"spark.master": "local[3]", "spark.default.parallelism": "12"}, 12),
+        ({"spark.master": "spark://host:7077", "spark.driver.cores": "5"}, 5),
+        ({"spark.master": "local[2]", "spark.default.parallelism": "none"}, 2),
+    ):
+        assert session.default_parallelism(FakeConnectSession(values)) == expected, values  # type: ignore[arg-type]
+
+
+@pytest.mark.spark
+def test_plan_bytes_is_the_optimizer_s_estimate(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """On a classic session the plan's statistics; what a cost explain (a Connect client's
+    only view) states of the same plan agrees to its rounding."""
+    path = tmp_path / "docs.jsonl"
+    lines = (json.dumps({"id": str(i), "text": "x" * 90}) + "\n" for i in range(2000))
+    path.write_text("".join(lines))
+    df = spark.read.json(str(path))
+    exact = session.plan_bytes(df)
+    assert 0 < exact < session.UNKNOWN_SIZE
+    explained = spark._jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "cost")
+    assert abs(session.stated_bytes(explained) - exact) <= exact / 100
+    unknown = spark.createDataFrame(spark.sparkContext.parallelize([(1,)] * 10), "x int")
+    assert session.plan_bytes(unknown) >= session.UNKNOWN_SIZE
 
 
 @pytest.mark.spark

@@ -24,7 +24,7 @@ from neardup_udfs.io.reasons import rejects_by_reason
 from neardup_udfs.io.storage import HadoopStorage
 from neardup_udfs.runtime import Cache
 from neardup_udfs.schemas import CHARSET_OVERRIDDEN, LOST_BYTES, REASON, REJECTS_DDL, TEXT
-from neardup_udfs.session import fit_adaptive, fit_shuffle_partitions, is_connect
+from neardup_udfs.session import UNKNOWN_SIZE, fit_adaptive, fit_shuffle_partitions, plan_bytes
 from neardup_udfs.stages.rejects import split_rejects
 
 if TYPE_CHECKING:  # a stage takes a validated config; it imports no config code
@@ -128,15 +128,15 @@ def check_rows(
     (``session.fit_shuffle_partitions``, ``session.fit_adaptive``; call it inside
     ``session.run_settings``). No rows at all raise :class:`EmptyInput` naming ``name``
     unless ``allow_empty``."""
-    # Spark Connect shows no plan statistics: a frame of unknown size is fitted once its
-    # first pass has counted its text (that pass runs on the session's own partitions)
-    unknown = size is None and is_connect(spark)
-    partitions = {} if unknown else fit_shuffle_partitions(spark, raw, size)
+    # a frame whose size Spark cannot tell is fitted again once its first pass (which ranks
+    # and persists it on the floor's partitions) has counted its text
+    size = plan_bytes(raw) if size is None else size
+    partitions = fit_shuffle_partitions(spark, raw, size)
     split = split_rejects(raw, text_col, max_text_bytes)
     cache.keep(split.tagged)  # the input is read and ranked once, for the counts and later
     counts, text_bytes = _counted(split.tagged)
     n_good = counts.pop(None, 0)
-    if unknown:
+    if size >= UNKNOWN_SIZE:
         partitions = fit_shuffle_partitions(spark, raw, int(text_bytes or 0))
     partitions.update(fit_adaptive(spark, text_bytes))
     rejects = split.rejects
