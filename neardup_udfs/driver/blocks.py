@@ -41,7 +41,7 @@ from neardup_udfs.driver.read import (
     rejects_table,
     repeated_ids,
 )
-from neardup_udfs.io.reasons import rejects_by_reason
+from neardup_udfs.io.reasons import DUPLICATE_ID, rejects_by_reason
 from neardup_udfs.io.scratch import ScratchSpaceError, check_room, full, make_scratch
 from neardup_udfs.io.storage import Listed, LocalStorage
 from neardup_udfs.presets import Pipeline
@@ -541,4 +541,4 @@ def _mapped(path: str, rows: int, shape: tuple[int, ...]) -> I64:
 
 _SMALL_TYPES = [(DOC_ID, pa.string()), (EXACT_KEY, pa.string()), (EMPTY_TEXT, pa.bool_()),
                 (LENGTH, pa.int64())]  # fmt: skip
-_REPEATED = "duplicate doc_id"
+_REPEATED = DUPLICATE_ID

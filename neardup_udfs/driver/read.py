@@ -25,7 +25,20 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from neardup_udfs.io.input_files import unread_files
-from neardup_udfs.io.reasons import NOT_UNICODE, rejects_by_reason
+from neardup_udfs.io.reasons import (
+    DUPLICATE_ID,
+    ID_NULL,
+    NOT_UNICODE,
+    NULL_ID,
+    NULL_TEXT,
+    READER,
+    ROW_RULES,
+    TEXT_NULL,
+    TEXT_SIZE,
+    TEXT_TYPE,
+    rejects_by_reason,
+    too_large,
+)
 from neardup_udfs.io.storage import Listed, LocalStorage, StorageError
 from neardup_udfs.schemas import DOC_ID, REASON, TEXT
 
@@ -394,20 +407,23 @@ def reject_reasons(
     size: npt.NDArray[np.int64],
     max_text_bytes: int,
 ) -> npt.NDArray[Any]:
-    """Each row's reason for rejects by the per-row rules of ``stages.rejects.split_rejects``
-    (None: it passes), the first that matches: the reader's :data:`readers.NOT_UNICODE` (a
-    text with a lone surrogate, :func:`lone_surrogates`), ``null doc_id`` (``ids`` None:
-    never), ``null text``, ``text larger than N bytes``."""
+    """Each row's reason for rejects by the per-row rules ``io.reasons.ROW_RULES`` (None: it
+    passes), the first that matches, as ``stages.rejects.split_rejects`` gives it: the
+    reader's own (:data:`reasons.NOT_UNICODE`, a text with a lone surrogate,
+    :func:`lone_surrogates`), ``null doc_id`` (``ids`` None: never), ``null text``, ``text
+    larger than N bytes``."""
     reason = np.full(len(text), None, dtype=object)
-    rules = [
-        (size > max_text_bytes, f"text larger than {max_text_bytes} bytes"),
-        (text.is_null().to_numpy(zero_copy_only=False), "null text"),
-    ]
-    if ids is not None:
-        rules.append((ids.is_null().to_numpy(zero_copy_only=False), "null doc_id"))
-    rules.append((lone_surrogates(text), NOT_UNICODE))
-    for mask, why in rules:  # the first rule that matches wins: applied last
-        reason[mask] = why
+    never = np.zeros(len(text), dtype=bool)
+    rules = {  # io.reasons.ROW_RULES, as (matches, reason) masks
+        READER: (lone_surrogates(text), NOT_UNICODE),
+        ID_NULL: (never if ids is None else ids.is_null().to_numpy(zero_copy_only=False), NULL_ID),
+        TEXT_TYPE: (never, ""),  # the reader gives a string column or declines the input
+        TEXT_NULL: (text.is_null().to_numpy(zero_copy_only=False), NULL_TEXT),
+        TEXT_SIZE: (size > max_text_bytes, too_large(max_text_bytes)),
+    }
+    for rule in reversed(ROW_RULES):  # the first rule that matches wins: applied last
+        matches, why = rules[rule]
+        reason[matches] = why
     return reason
 
 
@@ -447,7 +463,7 @@ def _checked(
         sorted_ids = keyed.column("i").take(order).to_numpy(zero_copy_only=False)
         repeat = np.zeros(len(order), dtype=bool)
         repeat[1:] = sorted_ids[1:] == sorted_ids[:-1]
-        reason[passing[order[repeat]]] = "duplicate doc_id"
+        reason[passing[order[repeat]]] = DUPLICATE_ID
     good_rows = np.flatnonzero(reason == None)  # noqa: E711
     bad_rows = np.flatnonzero(reason != None)  # noqa: E711
     counts, rejects = rejects_table(ids, reason, bad_rows, made)

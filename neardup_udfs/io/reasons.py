@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 __all__ = [
+    "DUPLICATE_ID",
     "GZIP_CORRUPT",
     "GZIP_TRUNCATED",
     "LINE_REASONS",
@@ -15,9 +16,14 @@ __all__ = [
     "NOT_UTF8",
     "NOT_UTF16",
     "NOT_UTF32",
+    "NULL_ID",
+    "NULL_TEXT",
+    "ROW_RULES",
     "EmptyInput",
     "InputError",
     "rejects_by_reason",
+    "too_large",
+    "wrong_type",
 ]
 
 MALFORMED_JSON = "malformed JSON"  # a JSON-lines line that does not parse as a JSON object
@@ -35,6 +41,29 @@ GZIP_TRUNCATED = "gzip stream ends early: this line and the rest of the file are
 GZIP_CORRUPT = "corrupt gzip stream: this line and the rest of the file cannot be read"
 # the rejects named ``<file URI>#L<line>`` rather than by an id (see :func:`malformed_lines`)
 LINE_REASONS = (MALFORMED_JSON, NOT_UTF8, NOT_UTF16, NOT_UTF32, GZIP_TRUNCATED, GZIP_CORRUPT)
+
+# The per-row rules of every engine's read check, declared once: a row gets the reason of the
+# first rule in ROW_RULES that matches it (``stages.rejects.split_rejects`` renders them as
+# Spark Columns, ``driver.read.reject_reasons`` as numpy masks); of the rows that pass all of
+# them, every copy of a repeated id but one is DUPLICATE_ID.
+NULL_ID = "null doc_id"
+NULL_TEXT = "null text"
+DUPLICATE_ID = "duplicate doc_id"
+READER, ID_NULL, TEXT_TYPE, TEXT_NULL, TEXT_SIZE = (
+    "the reader's own", "null id", "text type", "null text", "text size"
+)
+ROW_RULES = (READER, ID_NULL, TEXT_TYPE, TEXT_NULL, TEXT_SIZE)
+"""The per-row reject rules, in the order they are tried."""
+
+
+def too_large(max_text_bytes: int) -> str:
+    """The reason of a text (or WARC record) larger than ``max_text_bytes``."""
+    return f"text larger than {max_text_bytes} bytes"
+
+
+def wrong_type(type_name: str) -> str:
+    """The reason of every row when the text column is of type ``type_name``, not a string."""
+    return f"text column is {type_name}, not a string"
 
 
 class InputError(ValueError):

@@ -39,6 +39,7 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import ChunkedDataReader
 from warcio.recordloader import ArcWarcRecord
 
+from neardup_udfs.io.reasons import too_large
 from neardup_udfs.schemas import CHARSET_OVERRIDDEN
 
 __all__ = [
@@ -257,7 +258,7 @@ def _not_a_document(
         return f"content type {media} is not a document type"
     length = int(record.rec_headers.get_header("Content-Length") or 0)
     if length > options.max_bytes:
-        return f"text larger than {options.max_bytes} bytes"
+        return too_large(options.max_bytes)
     return None
 
 
@@ -282,7 +283,7 @@ def _payload(
     except Exception as e:  # noqa: BLE001 -- a broken content encoding is the record's fault
         return b"", f"undecodable payload ({type(e).__name__})", 0
     if len(data) > max_bytes:
-        return b"", f"text larger than {max_bytes} bytes", 0
+        return b"", too_large(max_bytes), 0
     missing = int(getattr(record.raw_stream, "limit", 0))
     if missing > 0:
         return b"", "truncated record", missing

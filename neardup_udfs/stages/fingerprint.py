@@ -8,6 +8,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from neardup_udfs.driver.batches import document_features_fn
+from neardup_udfs.io.reasons import NULL_ID, NULL_TEXT
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     BAND_KEYS,
@@ -50,8 +51,8 @@ def fingerprint(docs: DataFrame, pipeline: Pipeline) -> Fingerprinted:
         row carries the pipeline id.
     """
     reason = (
-        F.when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
-        .when(F.col(TEXT).isNull(), F.lit("null text"))
+        F.when(F.col(DOC_ID).isNull(), F.lit(NULL_ID))
+        .when(F.col(TEXT).isNull(), F.lit(NULL_TEXT))
         .otherwise(F.lit(None).cast("string"))
     )
     tagged = docs.select(DOC_ID, TEXT, reason.alias(REASON))

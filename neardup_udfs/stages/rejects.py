@@ -8,6 +8,19 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, StringType
 
+from neardup_udfs.io.reasons import (
+    DUPLICATE_ID,
+    ID_NULL,
+    NULL_ID,
+    NULL_TEXT,
+    READER,
+    ROW_RULES,
+    TEXT_NULL,
+    TEXT_SIZE,
+    TEXT_TYPE,
+    too_large,
+    wrong_type,
+)
 from neardup_udfs.schemas import (
     CORRUPT_RECORD,
     DOC_ID,
@@ -50,21 +63,22 @@ def split_rejects(df: DataFrame, text_col: str, max_text_bytes: int) -> Split:
     text = F.col(text_col) if typed else F.lit(None).cast("string")
     base = df.withColumn(TEXT, text)
     read_error = F.col(READ_ERROR) if READ_ERROR in df.columns else F.lit(None).cast("string")
-    own = (
-        F.when(read_error.isNotNull(), read_error)
-        .when(F.col(DOC_ID).isNull(), F.lit("null doc_id"))
-        .when(F.lit(not typed), F.lit(f"text column is {dtype.simpleString()}, not a string"))
-        .when(F.col(TEXT).isNull(), F.lit("null text"))
-        .when(
-            F.octet_length(F.col(TEXT)) > max_text_bytes,
-            F.lit(f"text larger than {max_text_bytes} bytes"),
-        )
-    )
+    rules = {  # io.reasons.ROW_RULES, as (matches, reason) Columns
+        READER: (read_error.isNotNull(), read_error),
+        ID_NULL: (F.col(DOC_ID).isNull(), F.lit(NULL_ID)),
+        TEXT_TYPE: (F.lit(not typed), F.lit(wrong_type(dtype.simpleString()))),
+        TEXT_NULL: (F.col(TEXT).isNull(), F.lit(NULL_TEXT)),
+        TEXT_SIZE: (F.octet_length(F.col(TEXT)) > max_text_bytes, F.lit(too_large(max_text_bytes))),
+    }
+    own = F.lit(None).cast("string")
+    for rule in reversed(ROW_RULES):  # the first rule that matches wins: the outermost
+        matches, why = rules[rule]
+        own = F.when(matches, why).otherwise(own)
     checked = base.withColumn(REASON, own)
     passing_first = F.col(REASON).isNotNull().asc()  # false (passes) sorts first
     order = Window.partitionBy(DOC_ID).orderBy(passing_first, F.col(TEXT).asc_nulls_last())
     ranked = checked.withColumn("__rank", F.row_number().over(order))
-    duplicate = F.when(F.col("__rank") > 1, F.lit("duplicate doc_id"))
+    duplicate = F.when(F.col("__rank") > 1, F.lit(DUPLICATE_ID))
     tagged = ranked.withColumn(REASON, F.coalesce(F.col(REASON), duplicate)).drop("__rank")
     reader_only = (REASON, READ_ERROR, LOST_BYTES, CORRUPT_RECORD, SOURCE_FILE, SOURCE_LINE)
     good = tagged.where(F.col(REASON).isNull()).drop(*reader_only)
