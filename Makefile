@@ -116,8 +116,8 @@ test: $(STAMP)
 	@# numba compiles the kernels on one core while the linters run on the other
 	$(BIN)/python tests/warm_kernels.py & warm=$$!; \
 		$(MAKE) --no-print-directory lint; lint=$$?; wait $$warm && test $$lint = 0
-	@# two pytest workers, each with its own local[2] session: the tier waits on Spark's fixed
-	@# cost more than it computes, so two JVMs overlap their waits (docs/design-notes.md)
+	@# two pytest workers, each with its own local[2] session: both cores busy (the tier is
+	@# CPU-bound; a third worker is slower) (docs/design-notes.md)
 	$(BIN)/python -m pytest -q -m "not e2e" -n 2 --dist worksteal
 
 ## make test-fast: every test that needs no JVM (kernels, config, flags, CLI, README and docs, layout)
