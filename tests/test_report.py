@@ -748,22 +748,3 @@ def test_image_page_is_written_through_the_jobs_storage() -> None:
     assert target == "s3://bucket/run/report.html"
     assert store.written[target].startswith(b"<!DOCTYPE html>")
     assert b"neardup image report" in store.written[target]
-
-
-@pytest.mark.parametrize("metric", ["similarity", "distance"])
-def test_merged_summaries_are_the_summary_of_all_values(metric: str) -> None:
-    """``Scores.merge``: summaries of parts (one of them empty) folded together are the
-    summary of every value, bins of unequal lengths included."""
-    rng = np.random.default_rng(3)
-    values = rng.uniform(0, 1 if metric == "similarity" else 20, 300)
-    whole = Scores(metric, "pairs")
-    whole.add(values)
-    merged = Scores(metric, "pairs")
-    for part in (values[:10], values[10:10], values[10:200], values[200:]):
-        one = Scores(metric, "")
-        one.add(np.sort(part)[: len(part) // 2] if metric == "distance" else part)
-        one.add(np.sort(part)[len(part) // 2 :] if metric == "distance" else part[:0])
-        merged.merge(one)
-    got, expected = merged.to_json(), whole.to_json()
-    assert got.pop("total") == pytest.approx(expected.pop("total"))
-    assert got == expected

@@ -205,22 +205,6 @@ class Scores:
             "counts": [int(counts[x]) for x in steps],
         }
 
-    def add_column(self, column: pa.Array | pa.ChunkedArray) -> None:
-        """Fold the finite values of a numeric column into the summary (nulls, NaNs and
-        infinities left out)."""
-        self.add(_finite(column))
-
-    def merge(self, other: Scores) -> None:
-        """Fold ``other``, a summary of other values of the same metric, into this one: as
-        if its values had been added here."""
-        if not other.count:
-            return
-        self.count += other.count
-        self.low = min(self.low, other.low)
-        self.high = max(self.high, other.high)
-        self.total += other.total
-        self.counts = _summed(self.counts, other.counts)
-
     def add(self, values: F64) -> None:
         """Fold a batch of finite values into the summary."""
         if len(values) == 0:
@@ -234,18 +218,9 @@ class Scores:
         else:
             steps = np.clip(np.rint(values * SIMILARITY_STEPS), 0, SIMILARITY_STEPS)
             bins = np.bincount(steps.astype(np.int64), minlength=SIMILARITY_STEPS + 1)
-        self.counts = _summed(self.counts, bins)
-
-
-Bins = npt.NDArray[np.int64]
-
-
-def _summed(a: Bins | None, b: Bins | None) -> Bins:
-    """Two bin counts added bin by bin (the shorter padded with zeros)."""
-    x = a if a is not None else np.zeros(0, dtype=np.int64)
-    y = b if b is not None else np.zeros(0, dtype=np.int64)
-    size = max(len(x), len(y))
-    return np.pad(x, (0, size - len(x))) + np.pad(y, (0, size - len(y)))
+        old = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
+        size = max(len(old), len(bins))
+        self.counts = np.pad(old, (0, size - len(old))) + np.pad(bins, (0, size - len(bins)))
 
 
 def _finite(column: pa.Array | pa.ChunkedArray) -> F64:
