@@ -6,6 +6,7 @@ import base64
 import html
 import io
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -141,7 +142,7 @@ def similarity_scores(values: dict[float, int]) -> Scores:
         counts[round(v * SIMILARITY_STEPS)] += n
     total = sum(v * n for v, n in values.items())
     return Scores(
-        "similarity", "pairs", sum(values.values()), min(values), max(values), total, counts
+        "similarity", "pairs", sum(values.values()), min(values), max(values), [total], counts
     )
 
 
@@ -297,7 +298,7 @@ def test_simhash_without_data_says_no_distance_data(tmp_path: Path) -> None:
 
 
 def test_distance_plot_has_a_bar_per_distance_up_to_k_plus_1_and_the_k_line() -> None:
-    scores = Scores("distance", "pairs", 4, 0, 2, 4, np.array([1, 2, 1]))
+    scores = Scores("distance", "pairs", 4, 0, 2, [4.0], np.array([1, 2, 1]))
     root = svg_of(plot_scores(scores, 3.0))
     bars = shapes(root, "bar")
     assert [b.get("data-value") for b in bars] == ["0", "1", "2", "3", "4"]
@@ -316,7 +317,7 @@ def test_distance_plot_has_a_bar_per_distance_up_to_k_plus_1_and_the_k_line() ->
     )
     tall = [float(b.get("height", "nan")) for b in bars]
     assert tall[1] > tall[0] == tall[2] > 0 and tall[3] == tall[4] == 0
-    longer = Scores("distance", "pairs", 9, 0, 8, 9, np.ones(9, dtype=np.int64))
+    longer = Scores("distance", "pairs", 9, 0, 8, [9.0], np.ones(9, dtype=np.int64))
     assert len(shapes(svg_of(plot_scores(longer, 0.0)), "bar")) == 9  # 0..8, beyond k + 1
 
 
@@ -385,7 +386,7 @@ def test_plots_of_empty_and_degenerate_input_still_draw() -> None:
         plot_cluster_sizes({}),
         plot_cluster_sizes({5: 1}),
         plot_scores(Scores("distance", "pairs"), 3.0),
-        plot_scores(Scores("distance", "pairs", 2, 0, 0, 0, np.array([2])), 0.0),
+        plot_scores(Scores("distance", "pairs", 2, 0, 0, [], np.array([2])), 0.0),
         plot_scores(empty_similarity, 0.8),
         plot_scores(similarity_scores({1.0: 7}), 1.0),
         plot_scores(similarity_scores({0.0: 7}), float("nan")),
@@ -748,3 +749,40 @@ def test_image_page_is_written_through_the_jobs_storage() -> None:
     assert target == "s3://bucket/run/report.html"
     assert store.written[target].startswith(b"<!DOCTYPE html>")
     assert b"neardup image report" in store.written[target]
+
+
+@pytest.mark.parametrize("metric", ["similarity", "distance"])
+def test_merged_summaries_are_the_summary_of_all_values(metric: str) -> None:
+    """``Scores.merge``: summaries of parts (one of them empty) folded together are the
+    summary of every value, bins of unequal lengths included."""
+    rng = np.random.default_rng(3)
+    values = rng.uniform(0, 1 if metric == "similarity" else 20, 300)
+    whole = Scores(metric, "pairs")
+    whole.add(values)
+    merged = Scores(metric, "pairs")
+    for part in (values[:10], values[10:10], values[10:200], values[200:]):
+        one = Scores(metric, "")
+        one.add(np.sort(part)[: len(part) // 2] if metric == "distance" else part)
+        one.add(np.sort(part)[len(part) // 2 :] if metric == "distance" else part[:0])
+        merged.merge(one)
+    assert merged.to_json() == whole.to_json()
+
+
+def test_the_total_is_the_correctly_rounded_sum_whatever_the_batches_and_merges() -> None:
+    """``Scores.total`` is ``math.fsum`` of every value: added in one batch or several,
+    merged in any order, through JSON (``exact``) or not; report.json's form has no terms."""
+    values = np.array([1e16, 1.0, -1e16, 0.1, 0.2, 0.3, 1e-20, 3.0] * 5)
+    expected = math.fsum(values.tolist())
+    assert float(values.sum()) != expected  # a plain float sum would miss it
+    whole = Scores("similarity", "pairs")
+    whole.add(values)
+    assert whole.total == expected and "terms" not in whole.to_json()
+    parts = [values[i::3] for i in range(3)]
+    for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
+        merged = Scores("similarity", "pairs")
+        for i in order:
+            one = Scores("similarity", "")
+            one.add(parts[i][:2])
+            one.add(parts[i][2:])
+            merged.merge(Scores.from_json(json.loads(json.dumps(one.to_json(exact=True)))))
+        assert merged.total == expected and merged.to_json() == whole.to_json(), order

@@ -1,14 +1,15 @@
 """The dedup run's outputs without Spark (the ``local`` engine): the samples, the rows of them
-report.html shows and the score summary, equal to what ``stages.samples`` and
-``stages.summaries`` compute for the same rows, and Parquet folders laid out as Spark's
-writer lays them out (``part-*.parquet`` files and ``_SUCCESS``).
+report.html shows, equal to what ``stages.samples`` computes for the same rows; the score
+summary (``stages.summaries`` runs the same functions per partition); and Parquet folders
+laid out as Spark's writer lays them out (``part-*.parquet`` files and ``_SUCCESS``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,9 @@ from neardup_udfs.schemas import (
 )
 
 __all__ = [
+    "SUMMARY",
+    "merged_scores",
+    "partial_scores_fn",
     "sample_table",
     "score_summary_of",
     "shown_table",
@@ -112,10 +116,43 @@ def shown_table(samples: pa.Table, members: int) -> pa.Table:
 
 
 def score_summary_of(values: np.ndarray, metric: str, source: str) -> dict[str, Any]:
-    """``stages.summaries.score_summary`` of the scores ``values`` (float; nulls as NaN)."""
+    """The score summary report.json stores as ``scores`` (``report.data.Scores``) of the
+    scores ``values`` (float; nulls as NaN): what ``stages.summaries.score_summary`` gives
+    of the same values, however Spark partitions them."""
     v = np.asarray(values, dtype=np.float64)
     scores = Scores(metric, source)
     scores.add(v[np.isfinite(v)])
+    return scores.to_json()
+
+
+SUMMARY = "summary"
+"""The column of :func:`partial_scores_fn`'s rows: a partial score summary as JSON."""
+
+
+Batches = Iterator[pa.RecordBatch]
+
+
+def partial_scores_fn(metric: str) -> Callable[[Batches], Batches]:
+    """A batch function (``mapInArrow``): the score summary of the first column of one
+    partition's batches, as one row (:data:`SUMMARY`: ``report.data.Scores`` as JSON);
+    :func:`merged_scores` folds the rows of every partition into the whole summary."""
+
+    def summarize(batches: Batches) -> Batches:
+        scores = Scores(metric, "")
+        for batch in batches:
+            scores.add_column(batch.column(0))
+        summary = pa.array([json.dumps(scores.to_json(exact=True))], pa.string())
+        yield pa.record_batch([summary], names=[SUMMARY])
+
+    return summarize
+
+
+def merged_scores(partials: Iterable[str], metric: str, source: str) -> dict[str, Any]:
+    """The score summary (as report.json stores it) of the partial summaries ``partials``
+    (:func:`partial_scores_fn`'s rows)."""
+    scores = Scores(metric, source)
+    for partial in partials:
+        scores.merge(Scores.from_json(json.loads(partial)))
     return scores.to_json()
 
 

@@ -41,7 +41,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -154,13 +154,18 @@ def _score_column(dataset: ds.Dataset) -> str | None:
     return _score_name(dataset.schema.names)
 
 
+_SUM_CHUNK = 1 << 20
+
+
 @dataclass
 class Scores:
     """A streamed summary of a similarity or distance column (no values kept in memory).
 
     ``counts[i]`` counts the values that round to ``i``: for ``similarity``, to
     ``i / SIMILARITY_STEPS`` (values outside [0, 1] are clipped); for ``distance``, to the
-    integer distance ``i`` (negative values count as 0).
+    integer distance ``i`` (negative values count as 0). ``total`` is the sum of the values
+    correctly rounded (``math.fsum``): the same whatever batches they came in and whatever
+    order summaries were merged in; ``terms`` hold that sum exactly.
     """
 
     metric: str
@@ -168,8 +173,13 @@ class Scores:
     count: int = 0
     low: float = math.inf
     high: float = -math.inf
-    total: float = 0.0
+    terms: list[float] = field(default_factory=list)
     counts: npt.NDArray[np.int64] | None = None
+
+    @property
+    def total(self) -> float:
+        """The sum of the values, correctly rounded."""
+        return math.fsum(self.terms)
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> Scores:
@@ -185,13 +195,14 @@ class Scores:
             count,
             float(data["low"]) if count else math.inf,
             float(data["high"]) if count else -math.inf,
-            float(data.get("total") or 0.0),
+            [float(t) for t in data.get("terms") or [data.get("total") or 0.0]],
             counts,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, exact: bool = False) -> dict[str, Any]:
         """The form report.json stores (what :meth:`from_json` reads back): the nonzero bins
-        as ``steps`` and ``counts``; ``low`` and ``high`` None when there is no value."""
+        as ``steps`` and ``counts``; ``low`` and ``high`` None when there is no value. With
+        ``exact``, also the ``terms`` of the total, which a merge needs to stay exact."""
         counts = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
         steps = np.flatnonzero(counts)
         return {
@@ -203,7 +214,24 @@ class Scores:
             "total": float(self.total),
             "steps": [int(x) for x in steps],
             "counts": [int(counts[x]) for x in steps],
+            **({"terms": list(self.terms)} if exact else {}),
         }
+
+    def add_column(self, column: pa.Array | pa.ChunkedArray) -> None:
+        """Fold the finite values of a numeric column into the summary (nulls, NaNs and
+        infinities left out)."""
+        self.add(_finite(column))
+
+    def merge(self, other: Scores) -> None:
+        """Fold ``other``, a summary of other values of the same metric, into this one: as
+        if its values had been added here."""
+        if not other.count:
+            return
+        self.count += other.count
+        self.low = min(self.low, other.low)
+        self.high = max(self.high, other.high)
+        self.terms = _exact_terms(self.terms + other.terms)
+        self.counts = _summed(self.counts, other.counts)
 
     def add(self, values: F64) -> None:
         """Fold a batch of finite values into the summary."""
@@ -212,15 +240,35 @@ class Scores:
         self.count += len(values)
         self.low = min(self.low, float(values.min()))
         self.high = max(self.high, float(values.max()))
-        self.total += float(values.sum())
+        for start in range(0, len(values), _SUM_CHUNK):  # a bounded list of Python floats
+            chunk = values[start : start + _SUM_CHUNK].tolist()
+            self.terms = _exact_terms([*self.terms, *chunk])
         if self.metric == "distance":
             bins = np.bincount(np.clip(np.rint(values), 0, None).astype(np.int64))
         else:
             steps = np.clip(np.rint(values * SIMILARITY_STEPS), 0, SIMILARITY_STEPS)
             bins = np.bincount(steps.astype(np.int64), minlength=SIMILARITY_STEPS + 1)
-        old = self.counts if self.counts is not None else np.zeros(0, dtype=np.int64)
-        size = max(len(old), len(bins))
-        self.counts = np.pad(old, (0, size - len(old))) + np.pad(bins, (0, size - len(bins)))
+        self.counts = _summed(self.counts, bins)
+
+
+Bins = npt.NDArray[np.int64]
+
+
+def _summed(a: Bins | None, b: Bins | None) -> Bins:
+    """Two bin counts added bin by bin (the shorter padded with zeros)."""
+    x = a if a is not None else np.zeros(0, dtype=np.int64)
+    y = b if b is not None else np.zeros(0, dtype=np.int64)
+    size = max(len(x), len(y))
+    return np.pad(x, (0, size - len(x))) + np.pad(y, (0, size - len(y)))
+
+
+def _exact_terms(values: list[float]) -> list[float]:
+    """A few floats whose exact sum is the exact sum of ``values``, largest first (each
+    holds the next 53 bits of it; none when the sum is 0)."""
+    terms: list[float] = []
+    while term := math.fsum([*values, *(-t for t in terms)]):
+        terms.append(term)
+    return terms
 
 
 def _finite(column: pa.Array | pa.ChunkedArray) -> F64:

@@ -73,3 +73,29 @@ def test_report_memory_does_not_grow_with_the_output(spark, tmp_path: Path) -> N
     page = (tmp_path / "large" / "report.html").read_text()
     assert "10,000 documents" in page and "more member(s) not shown" in page
     assert json.dumps(small_report["scores"]) != json.dumps(large_report["scores"])
+
+
+@pytest.mark.parametrize("metric", ["similarity", "distance"])
+def test_summary_is_the_local_engine_s_under_any_partitioning(spark, metric: str) -> None:  # type: ignore[no-untyped-def]
+    """One rule: Spark's summary (a partial summary per partition, merged) is the local
+    engine's (``driver.outputs.score_summary_of``) of the same values, bit for bit, the
+    total too: nulls, NaNs and infinities left out, values outside the bins clipped,
+    however the rows are cut."""
+    import numpy as np
+
+    from neardup_udfs.driver.outputs import score_summary_of
+
+    rng = np.random.default_rng(7)
+    scale = 1.0 if metric == "similarity" else 12.0
+    values = [float(v) for v in rng.uniform(-0.1, 1.1, 500) * scale]
+    values += [0.125, 0.135, 2.5, float("nan"), float("inf"), -float("inf")]
+    rows = [(v,) for v in values] + [(None,)]
+    expected = score_summary_of(np.array([np.nan if r[0] is None else r[0] for r in rows]),
+                                metric, "verified pairs")  # fmt: skip
+    assert expected["count"] == 503
+    for parts in (1, 3, 40):
+        frame = spark.createDataFrame(rows, f"{metric} double").repartition(parts)
+        assert score_summary(frame, metric, "verified pairs") == expected, parts
+    empty = score_summary(spark.createDataFrame([], f"{metric} double"), metric, "none")
+    assert empty == {"metric": metric, "source": "none", "count": 0, "low": None, "high": None,
+                     "total": 0.0, "steps": [], "counts": []}  # fmt: skip
