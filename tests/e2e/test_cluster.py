@@ -331,9 +331,12 @@ def local_run(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
     return out
 
 
-def _submit(cluster: Cluster, dist: Path, corpus: Path, out: Path, ui_port: int) -> Path:
-    """spark-submit the dedup job in client mode as README "Running on a cluster" does;
-    returns the driver's log (stdout and stderr)."""
+def _submit(
+    cluster: Cluster, dist: Path, corpus: Path, out: Path, ui_port: int, engine: str = "spark"
+) -> Path:
+    """spark-submit the dedup job in client mode as README "Running on a cluster" does, on
+    ``engine`` (``spark``: the Spark stages, whose executors the test kills); returns the
+    driver's log (stdout and stderr)."""
     cmd = [
         str(SPARK_HOME / "bin" / "spark-submit"),
         *("--master", cluster.url, "--properties-file", str(ROOT / "conf" / "spark-cluster.conf")),
@@ -346,9 +349,9 @@ def _submit(cluster: Cluster, dist: Path, corpus: Path, out: Path, ui_port: int)
         *_job_args(corpus, out),
         # reliable lineage cuts, and clustering rounds (not the driver) to cut lineage in
         *("--checkpoint-dir", str(out.parent / "checkpoints"), "--max-driver-edges", "0"),
-        *("--engine", "spark"),  # the Spark stages, whose executors the test kills
+        *("--engine", engine),
     ]
-    log = out.parent / f"{out.name}-driver.log"
+    log = out.parent / f"{out.name}-{engine}-driver.log"
     with open(log, "wb") as fh:
         # from a directory without ./environment or neardup_udfs in it
         proc = subprocess.Popen(
@@ -374,19 +377,21 @@ def _frames(out: Path) -> dict[str, pd.DataFrame]:
     }
 
 
-def _assert_same_result(out: Path, reference: Path) -> None:
+def _assert_same_result(out: Path, reference: Path, in_rounds: bool = True) -> None:
+    """``out`` holds the reference's clusters, docs and counts; ``in_rounds``: its run
+    clustered in rounds (--max-driver-edges 0), the reference on the driver."""
     assert (out / "_MANIFEST.json").exists()
     got, want = _frames(out), _frames(reference)
     for name in want:
         assert len(want[name]) > 0
         pd.testing.assert_frame_equal(got[name], want[name], check_exact=True)
     counts = [json.loads((d / "_MANIFEST.json").read_text())["counts"] for d in (out, reference)]
-    # the cluster run clusters in rounds (--max-driver-edges 0), the reference on the driver
     how = ("rounds", "driver_edges")
     assert {k: v for k, v in counts[0].items() if k not in how} == {
         k: v for k, v in counts[1].items() if k not in how
     }
-    assert counts[0]["rounds"] >= 1 and counts[0]["driver_edges"] == 0
+    if in_rounds:
+        assert counts[0]["rounds"] >= 1 and counts[0]["driver_edges"] == 0
     assert counts[1]["clusters"] >= 20  # the planted families were found: not a vacuous match
 
 
@@ -576,10 +581,13 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
     assert sum(w["state"] == "ALIVE" for w in state["workers"]) == 1, state["workers"]
     _assert_same_result(out, local_run)
 
-    # a rerun into the finished output directory (on the one worker left) replaces it
+    # a rerun into the finished output directory (on the one worker left) replaces it; it
+    # runs the driver engine (the executors read, the driver settles): the same result
     first = (out / "_MANIFEST.json").stat().st_mtime_ns
-    again = _submit(cluster, dist, corpus, out, _free_ports(1)[0])
+    again = _submit(cluster, dist, corpus, out, _free_ports(1)[0], engine="driver")
     rc = _driver(cluster).wait(timeout=JOB_TIMEOUT)
     assert rc == 0, again.read_text(errors="replace")[-3000:]
     assert (out / "_MANIFEST.json").stat().st_mtime_ns > first
-    _assert_same_result(out, local_run)
+    report = json.loads((out / "report.json").read_text())
+    assert report["engine"]["engine"] == "driver", report["engine"]
+    _assert_same_result(out, local_run, in_rounds=False)
