@@ -47,6 +47,7 @@ from neardup_udfs.schemas import (
     EMPTY_TEXT,
     EXACT_KEY,
     FINGERPRINT,
+    INDEXED_ID,
     IS_REPRESENTATIVE,
     JACCARD,
     LENGTH,
@@ -60,6 +61,7 @@ from neardup_udfs.schemas import (
 
 __all__ = [
     "DriverNear",
+    "IndexMatches",
     "anchored_clusters",
     "cluster_tally",
     "rule_order",
@@ -725,6 +727,7 @@ def anchored_clusters(
     score: npt.NDArray[Any],
     *,
     simhash: bool,
+    matches: IndexMatches | None = None,
 ) -> pa.Table:
     """One row per document of ``ids`` (``doc_id, cluster_id, is_representative`` and the
     score: ``distance`` when ``simhash``, else ``similarity``), as ``stages.cluster.cluster``
@@ -732,7 +735,17 @@ def anchored_clusters(
     their first member's place in the rule's order (``place``, per row: see
     :func:`rule_order`), the greedy pass over the verified graph (leaders ``a``, ``b`` and
     their ``score``) keeps representatives, and every member of a removed group gets its
-    group's score to the kept group."""
+    group's score to the kept group.
+
+    With ``matches`` (leaders near indexed documents), the table has ``indexed_id`` too: a
+    matched leader's group is removed in favour of its closest indexed document (ties: the
+    smallest id), which is its ``cluster_id`` and ``indexed_id``, and its score to it is the
+    group's, before any other decision: its edges play no part."""
+    fixed_at, fixed_rep, fixed_score = _fixed(ids, matches, simhash)
+    if len(fixed_at):
+        gone = pd.Index(ids[fixed_at])
+        keep = ~(gone.get_indexer(a) >= 0) & ~(gone.get_indexer(b) >= 0)
+        a, b, score = a[keep], b[keep], score[keep]
     _, group = np.unique(leader, return_inverse=True)  # the group of each row
     first = np.full(group.max() + 1 if len(group) else 0, np.iinfo(np.int64).max)
     np.minimum.at(first, group, place)  # the group's place: its first member's
@@ -761,18 +774,60 @@ def anchored_clusters(
         score = given[group]
     cluster_row = kept_row[rep_group]
     is_rep = (rep_group == group) & is_first
+    cluster_id = ids[cluster_row]
+    indexed_id = None
+    if matches is not None:
+        indexed_id = np.full(len(ids), None, dtype=object)
+        if len(fixed_at):  # every member of a matched leader's group
+            by_group = np.full(len(first), -1, dtype=np.int64)
+            by_group[group[fixed_at]] = np.arange(len(fixed_at))
+            hit = by_group[group]
+            on = hit >= 0
+            indexed_id[on] = fixed_rep[hit[on]]
+            cluster_id = np.where(on, indexed_id, cluster_id)
+            is_rep = is_rep & ~on
+            score = np.where(on, fixed_score[np.maximum(hit, 0)], score).astype(score.dtype)
     scored = pa.array(score, pa.int32() if simhash else pa.float64())
-    schema = pa.schema(
-        [
-            (DOC_ID, pa.string()),
-            (CLUSTER_ID, pa.string()),
-            (IS_REPRESENTATIVE, pa.bool_()),
-            pa.field(DISTANCE if simhash else SIMILARITY, scored.type, nullable=False),
-        ]
-    )  # a cluster row's score is never null (Spark's stage says so too)
-    columns = [pa.array(ids, pa.string()), pa.array(ids[cluster_row], pa.string()),
+    fields = [
+        (DOC_ID, pa.string()),
+        (CLUSTER_ID, pa.string()),
+        (IS_REPRESENTATIVE, pa.bool_()),
+        pa.field(DISTANCE if simhash else SIMILARITY, scored.type, nullable=False),
+    ]  # a cluster row's score is never null (Spark's stage says so too)
+    columns = [pa.array(ids, pa.string()), pa.array(cluster_id, pa.string()),
                pa.array(is_rep), scored]  # fmt: skip
-    return pa.Table.from_arrays(columns, schema=schema)
+    if indexed_id is not None:
+        fields.append((INDEXED_ID, pa.string()))
+        columns.append(pa.array(indexed_id, pa.string()))
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+
+
+@dataclass
+class IndexMatches:
+    """Leaders verified near indexed documents, one row per (leader, indexed document)."""
+
+    doc_id: npt.NDArray[Any]  # the leader
+    indexed_id: npt.NDArray[Any]
+    score: npt.NDArray[Any]  # similarity, or distance (SimHash)
+
+
+def _fixed(
+    ids: npt.NDArray[Any], matches: IndexMatches | None, simhash: bool
+) -> tuple[I64, npt.NDArray[Any], npt.NDArray[Any]]:
+    """Rows of ``ids`` that ``matches`` removes, each one's indexed representative (the
+    closest, ties: the smallest id) and its score to it."""
+    if matches is None or len(matches.doc_id) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object), np.zeros(0)
+    frame = pd.DataFrame(
+        {"doc": matches.doc_id, "rep": matches.indexed_id, "score": matches.score}
+    )
+    best = frame.sort_values(["doc", "score", "rep"], ascending=[True, simhash, True],
+                             kind="stable").drop_duplicates("doc")  # fmt: skip
+    at = pd.Index(ids).get_indexer(best["doc"].to_numpy())
+    if (at < 0).any():
+        raise ValueError(f"an index match names no document of the run: {best['doc'][at < 0]}")
+    return (at.astype(np.int64), best["rep"].to_numpy(dtype=object),
+            best["score"].to_numpy())  # fmt: skip
 
 
 def _score_array(values: npt.NDArray[Any], pipeline: Pipeline) -> pa.Array:

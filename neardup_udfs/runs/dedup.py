@@ -400,7 +400,7 @@ def _spark_core(
     )
     verified = near.find(texts=good.select(DOC_ID, TEXT), prepared=False)
 
-    matches = None
+    matches, n_matched_pairs = None, 0
     if against is not None:
         with clock.stage("against") as rows:
             value = value_col(pipeline.kind)
@@ -426,7 +426,7 @@ def _spark_core(
         info = info.join(good.select(DOC_ID, order.alias("__order")), DOC_ID)
     else:
         info = info.withColumn("__order", order)
-    clustered = near.cluster(info, matches, documents=n_good)
+    clustered = near.cluster(info, matches, documents=n_good, matched=n_matched_pairs)
     summary.index_matches = clustered.indexed
     if settings.containment is not None:
         texts = good.select(DOC_ID, TEXT)

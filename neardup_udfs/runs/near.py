@@ -15,7 +15,12 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from neardup_udfs.clock import StageClock
-from neardup_udfs.driver.near import anchored_clusters, cluster_tally, rule_order
+from neardup_udfs.driver.near import (
+    IndexMatches,
+    anchored_clusters,
+    cluster_tally,
+    rule_order,
+)
 from neardup_udfs.driver.settings import (
     HOT_BUCKETS_LISTED,
     NearCounts,
@@ -134,18 +139,22 @@ class NearDuplicates:
         return self._bands
 
     def cluster(
-        self, members: DataFrame, matches: DataFrame | None = None, documents: int | None = None
+        self,
+        members: DataFrame,
+        matches: DataFrame | None = None,
+        documents: int | None = None,
+        matched: int = 0,
     ) -> Clusters:
         """One row per member document (stage ``cluster``): ``members`` is ``doc_id,
         leader, __length, __order`` (``stages.cluster.cluster``); ``matches``: leaders near
-        an indexed document; ``documents``: the rows of ``members``, when the caller knows
-        them. Sets the cluster counts.
+        an indexed document (``matched`` rows); ``documents``: the rows of ``members``, when
+        the caller knows them. Sets the cluster counts.
 
         Notes:
-            Anchored without ``matches``, a graph within the edge budget whose members fit
-            the driver (``engine.cluster_on_driver``) is clustered by the core there
-            (``driver.near.anchored_clusters``, the function the one-process engines call);
-            otherwise by the Spark stages (``stages.cluster``). The rows are the same.
+            Anchored, a graph whose edges and index matches fit the edge budget and whose
+            members fit the driver (``engine.cluster_on_driver``) is clustered by the core
+            there (``driver.near.anchored_clusters``, the function the one-process engines
+            call); otherwise by the Spark stages (``stages.cluster``). The rows are the same.
         """
         assert self.edges is not None, "find() first"
         s, counts = self.settings, self.counts
@@ -155,14 +164,12 @@ class NearDuplicates:
             if s.max_driver_edges is not None
             else edge_budget(conf)
         )
-        in_core = (
-            s.clustering == "anchored"
-            and matches is None
-            and cluster_on_driver(counts.verified, documents, conf, budget)
+        in_core = s.clustering == "anchored" and cluster_on_driver(
+            counts.verified + matched, documents, conf, budget
         )
         with self.clock.stage("cluster") as rows:
             if in_core:
-                done = self._in_core(members)
+                done = self._in_core(members, matches)
                 self.cluster_path = _cluster_path(s.clustering, 0, budget, source)
                 rows.rows_in, rows.rows_out = counts.verified, counts.kept
                 return done
@@ -191,10 +198,10 @@ class NearDuplicates:
             rows.rows_in, rows.rows_out = counts.verified, kept
         return Clusters(clusters, n, indexed, histogram)
 
-    def _in_core(self, members: DataFrame) -> Clusters:
-        """The anchored clusters of the collected ``members`` and verified edges, computed
-        by the core on the driver; the cluster counts set (the whole graph on the driver:
-        no round)."""
+    def _in_core(self, members: DataFrame, matches: DataFrame | None) -> Clusters:
+        """The anchored clusters of the collected ``members``, verified edges and index
+        ``matches``, computed by the core on the driver; the cluster counts set (the whole
+        graph on the driver: no round)."""
         assert self.edges is not None
         simhash = self.pipeline.kind == "simhash"
         score = DISTANCE if simhash else SIMILARITY
@@ -204,20 +211,28 @@ class NearDuplicates:
         def values(t: pa.Table, name: str) -> Any:
             return t.column(name).to_numpy(zero_copy_only=False)
 
+        near_index = None
+        if matches is not None:
+            found = matches.select(DOC_ID, INDEXED_ID, score).toArrow()
+            near_index = IndexMatches(values(found, DOC_ID), values(found, INDEXED_ID),
+                                      values(found, score))  # fmt: skip
         ids = values(table, DOC_ID)
         place = rule_order(ids, table.column("__length"), table.column("__order"),
                            self.settings.rule)  # fmt: skip
-        found = anchored_clusters(ids, values(table, LEADER), place, values(edges, A),
-                                  values(edges, B), values(edges, score),
-                                  simhash=simhash)  # fmt: skip
+        clustered = anchored_clusters(ids, values(table, LEADER), place, values(edges, A),
+                                      values(edges, B), values(edges, score),
+                                      simhash=simhash, matches=near_index)  # fmt: skip
         tally: dict[str, int] = {}
-        histogram = cluster_tally(found, tally)
+        histogram = cluster_tally(clustered, tally)
         counts = self.counts
         counts.kept, counts.removed = tally["kept"], tally["removed"]
         counts.clusters = tally["clusters"]
         counts.rounds, counts.driver_edges, counts.chained = 0, counts.verified, 0
-        clusters = self.cache.keep(arrow_frame(members.sparkSession, found))
-        return Clusters(clusters, found.num_rows, 0, histogram)
+        indexed = 0
+        if matches is not None:
+            indexed = clustered.num_rows - clustered.column(INDEXED_ID).null_count
+        clusters = self.cache.keep(arrow_frame(members.sparkSession, clustered))
+        return Clusters(clusters, clustered.num_rows, indexed, histogram)
 
     def contain(
         self, clustered: Clusters, texts: DataFrame, members: DataFrame

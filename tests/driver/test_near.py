@@ -241,3 +241,43 @@ def test_the_feature_pass_on_n_processes_equals_one(monkeypatch) -> None:  # typ
 
     monkeypatch.setattr(fork.pickle, "dump", broken)  # only the child pickles
     assert near._features(table, pipeline, workers=3).equals(one)
+
+
+def test_the_core_removes_index_matches_first_and_their_edges_play_no_part() -> None:
+    """``anchored_clusters`` with index matches: a matched leader's whole group goes to its
+    closest indexed document (ties: the smallest id) with that score, before the greedy
+    pass, and its edges decide nothing; the other rows are as without matches."""
+    import numpy as np
+
+    from neardup_udfs.driver.near import IndexMatches, anchored_clusters
+
+    ids = np.array(["a", "a2", "b", "c", "d"], dtype=object)
+    leader = np.array(["a", "a", "b", "c", "d"], dtype=object)  # a2 an exact copy of a
+    place = np.arange(5, dtype=np.int64)  # a first in the rule's order, then a2, b, c, d
+    # a-b and b-c near; without the index, a keeps b out and c stays
+    a, b = np.array(["a", "b"], dtype=object), np.array(["b", "c"], dtype=object)
+    score = np.array([2, 3], dtype=np.int64)
+    plain = anchored_clusters(ids, leader, place, a, b, score, simhash=True).to_pylist()
+    assert [(r["cluster_id"], r["is_representative"], r["distance"]) for r in plain] == [
+        ("a", True, 0), ("a", False, 0), ("a", False, 2), ("c", True, 0), ("d", True, 0)
+    ]  # fmt: skip
+    matches = IndexMatches(
+        np.array(["a", "a", "a", "d"], dtype=object),
+        np.array(["x9", "x2", "x1", "x5"], dtype=object),
+        np.array([1, 1, 3, 0], dtype=np.int64),
+    )
+    got = anchored_clusters(ids, leader, place, a, b, score, simhash=True, matches=matches)
+    rows = [(r["doc_id"], r["cluster_id"], r["is_representative"], r["distance"],
+             r["indexed_id"]) for r in got.to_pylist()]  # fmt: skip
+    assert rows == [
+        ("a", "x2", False, 1, "x2"),  # closest at distance 1: x2 and x9 tie, x2 the smaller
+        ("a2", "x2", False, 1, "x2"),  # the group goes with its leader
+        ("b", "b", True, 0, None),  # a is gone: b keeps its place and removes c
+        ("c", "b", False, 3, None),
+        ("d", "x5", False, 0, "x5"),
+    ]
+    assert got.schema.field("indexed_id").type == "string"
+    none = anchored_clusters(ids, leader, place, a, b, score, simhash=True,
+                             matches=IndexMatches(*(np.zeros(0, dtype=object),) * 3))  # fmt: skip
+    assert none.drop(["indexed_id"]).to_pylist() == plain
+    assert none.column("indexed_id").null_count == 5

@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 from dedup_corpus import Corpus, planted
-from dedup_runs import run_shipped_dedup
+from dedup_runs import run_dedup, run_shipped_dedup
 from index_runs import run_index, write_crawl
 
 from neardup_udfs.cli import main as cli_main
+from neardup_udfs.driver.near import anchored_clusters
 from neardup_udfs.index import store as index_store
 from neardup_udfs.index.query import LocalIndex
 from neardup_udfs.io.readers import InputError
@@ -373,3 +374,49 @@ def test_an_index_keeps_its_simhash_key_scheme(spark, halves, tmp_path: Path) ->
     assert report["hamming"]["blocks"] == 6 and report["index"]["matches"] >= 0
     run_index(spark, "add", src, index, method="simhash", max_distance=3, hamming_blocks=6)
     assert dict(index_store.open_index(str(index)).shape) == {"k": 3, "blocks": 6}
+
+
+def test_index_matches_cluster_in_the_core_as_in_the_rounds(  # type: ignore[no-untyped-def]
+    spark, halves, tmp_path: Path, monkeypatch
+) -> None:
+    """dedup --against: a graph within the edge budget is clustered by the core on the
+    driver, index matches included (no round); forced into Spark's rounds
+    (max_driver_edges = 0) it gives the same rows in every output and the same counts."""
+    from neardup_udfs.runs import near as near_run
+
+    in_core: list[int] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        in_core.append(len(kwargs["matches"].doc_id))
+        return anchored_clusters(*args, **kwargs)
+
+    monkeypatch.setattr(near_run, "anchored_clusters", spy)
+    old, new = halves
+    index = tmp_path / "index"
+    run_index(spark, "build", write_crawl(tmp_path / "old.jsonl", old), index, batch_id="w1")
+    copies = [("copy-1", old[0][1]), ("copy-2", old[0][1])]  # an indexed text, twice
+    src = write_crawl(tmp_path / "new.jsonl", new + copies)
+    tables, reports = {}, {}
+    for name, limit in (("core", None), ("rounds", 0)):
+        out = tmp_path / name
+        run_dedup(spark, src, out, against=str(index), max_driver_edges=limit)
+        reports[name] = json.loads((out / "report.json").read_text())
+        tables[name] = {
+            table: sorted(
+                (json.dumps(r.asDict(), sort_keys=True, default=str)
+                 for r in spark.read.parquet(str(out / table)).collect()),
+            )  # fmt: skip
+            for table in ("docs", "clusters", "pairs", "matches", "samples")
+        }
+    assert len(in_core) == 1 and in_core[0] >= 2  # the core run only, with the matches
+    assert tables["core"] == tables["rounds"]
+    core, rounds = reports["core"], reports["rounds"]
+    assert core["cluster"]["rounds"] == 0 and rounds["cluster"]["rounds"] >= 1
+    how = ("rounds", "driver_edges")
+    assert {k: v for k, v in core["counts"].items() if k not in how} == {
+        k: v for k, v in rounds["counts"].items() if k not in how
+    }
+    clusters = [json.loads(r) for r in tables["core"]["clusters"]]
+    indexed = {r["doc_id"] for r in clusters if r["indexed_id"] is not None}
+    assert {"copy-1", "copy-2"} <= indexed  # matched, exact copies included
+    assert any(r["indexed_id"] is None and not r["is_representative"] for r in clusters)
