@@ -173,8 +173,9 @@ def _driver_share(
 def cluster_on_driver(edges: int, documents: int | None, conf: Mapping[str, str],
                       max_driver_edges: int) -> bool:
     """Whether a Spark run's anchored cluster stage runs in the core on the driver: its
-    ``edges`` verified pairs fit ``max_driver_edges`` (the edge budget) and its ``documents``
-    (None: not counted) fit :func:`driver_byte_budget` at :data:`BYTES_PER_MEMBER` each.
+    ``edges`` (verified pairs plus index matches) fit ``max_driver_edges`` (the edge budget)
+    and its ``documents`` (None: not counted) fit :func:`driver_byte_budget` at
+    :data:`BYTES_PER_MEMBER` each.
     Otherwise the stage runs as Spark stages (the parallel rounds when the edges do not
     fit)."""
     if documents is None or edges > max_driver_edges:
