@@ -18,6 +18,8 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
+from neardup_udfs.driver.containment import ClusterRows, promote
+from neardup_udfs.driver.settings import rule_order
 from neardup_udfs.kernels import winnow
 from neardup_udfs.kernels.band_pairs import (
     HOT,
@@ -30,12 +32,18 @@ from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_ba
 from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
 from neardup_udfs.schemas import (
     BAND_KEYS,
+    CLUSTER_ID,
     DOC_ID,
     EMPTY_TEXT,
     EXACT_KEY,
     FINGERPRINT,
+    IS_REPRESENTATIVE,
+    JACCARD,
+    LEADER,
     LENGTH,
+    RELATION,
     SIGNATURE,
+    SIMILARITY,
     TEXT,
 )
 
@@ -44,6 +52,7 @@ __all__ = [
     "first_band_pairs_fn",
     "first_table_pairs_fn",
     "grouped_jaccard_fn",
+    "promoted_clusters_fn",
     "shingle_sets_fn",
     "winnow_fingerprints_fn",
 ]
@@ -304,6 +313,70 @@ def shingle_sets_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[An
             )
 
     return sets
+
+
+def promoted_clusters_fn(
+    pipeline: Pipeline, rule: str, threshold: float, min_shingles: int
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """For ``mapInArrow``: batches of whole clusters -> one ``doc_id, cluster_id,
+    is_representative, similarity, relation`` row per member, as containment's promotion
+    (``driver.containment.promote``, the rule both engines run) decides it.
+
+    Notes:
+        A group row is ``cluster_id`` and ``members`` (list of ``doc_id``, ``leader``,
+        ``is_representative``, ``similarity``, ``__length``, ``__order``, ``text``: every
+        document of the cluster, its kept one included, with its input text, normalized here
+        as the pipeline does). ``relation`` is ``containment`` exactly for the rows a
+        promotion removed next to the member kept instead (each one a containment pair:
+        ``doc_id`` in ``cluster_id``, ``similarity`` its containment), null for kept rows,
+        ``jaccard`` otherwise.
+    """
+    def promoted(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            yield _promoted_batch(batch, pipeline, rule, threshold, min_shingles)
+
+    return promoted
+
+
+def _promoted_batch(
+    batch: pa.RecordBatch, pipeline: Pipeline, rule: str, threshold: float, min_shingles: int
+) -> pa.RecordBatch:
+    """:func:`promoted_clusters_fn`'s rows of one batch of clusters."""
+    members = batch.column("members")
+    sizes = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+    rows = members.flatten()
+    ids = rows.field(DOC_ID).to_numpy(zero_copy_only=False)
+    is_rep = rows.field(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False).astype(bool)
+    cluster_of = np.repeat(batch.column(CLUSTER_ID).to_numpy(zero_copy_only=False), sizes)
+    score = rows.field(SIMILARITY).to_numpy(zero_copy_only=False).astype(np.float64)
+    relation = np.full(len(ids), None, dtype=object)
+    relation[~is_rep] = JACCARD
+    place = rule_order(ids, rows.field("__length"), rows.field("__order"), rule)
+    texts = rows.field(TEXT).to_pylist()
+    normalize = pipeline.normalization.active
+    hashes, offsets = shingle_sets_batch(
+        pipeline.normalize_batch(texts) if normalize else texts, pipeline.param("w")
+    )
+    done = promote(
+        ClusterRows(is_rep, cluster_of, score, relation),
+        ids,
+        rows.field(LEADER).to_numpy(zero_copy_only=False),
+        np.zeros(len(ids), dtype=bool),  # an empty text has no shingles: never a candidate
+        place,
+        lambda wanted: (hashes, offsets, wanted),  # every row's set, row i at slot i
+        threshold,
+        min_shingles,
+    )
+    return pa.RecordBatch.from_arrays(
+        [
+            rows.field(DOC_ID),
+            pa.array(done.cluster_of, pa.string()),
+            pa.array(done.is_rep),
+            pa.array(done.score, pa.float64()),
+            pa.array(done.relation, pa.string()),
+        ],
+        names=[DOC_ID, CLUSTER_ID, IS_REPRESENTATIVE, SIMILARITY, RELATION],
+    )
 
 
 def _member_rows(

@@ -47,7 +47,7 @@ from neardup_udfs.schemas import (
     B,
 )
 
-__all__ = ["Contained", "contain_on_driver"]
+__all__ = ["ClusterRows", "Contained", "Promoted", "contain_on_driver", "promote"]
 
 I64 = npt.NDArray[np.int64]
 ShingleSets = Callable[[I64], tuple[Any, I64, I64]]
@@ -101,8 +101,8 @@ def contain_on_driver(
     score = clusters.column(SIMILARITY).to_numpy(zero_copy_only=False).astype(np.float64)
     relation = np.full(len(ids), None, dtype=object)
     relation[~is_rep] = JACCARD
-    promoted = _promote(
-        _Clusters(is_rep, cluster_of, score, relation), ids, leader, empty, place,
+    promoted = promote(
+        ClusterRows(is_rep, cluster_of, score, relation), ids, leader, empty, place,
         shingle_sets, threshold, min_shingles,
     )  # fmt: skip
     is_rep, cluster_of = promoted.is_rep, promoted.cluster_of
@@ -189,8 +189,8 @@ def contain_on_driver(
 
 
 @dataclass
-class _Clusters:
-    """The clusters as arrays, one entry per row."""
+class ClusterRows:
+    """Clusters as arrays, one entry per document (row)."""
 
     is_rep: npt.NDArray[np.bool_]
     cluster_of: npt.NDArray[Any]
@@ -199,14 +199,14 @@ class _Clusters:
 
 
 @dataclass
-class _Promoted(_Clusters):
+class Promoted(ClusterRows):
     pairs: tuple[I64, I64, npt.NDArray[np.float64]] = field(
         default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     )  # rows of the containment pairs a promotion rests on: excerpt, container, containment
 
 
-def _promote(
-    c: _Clusters,
+def promote(
+    c: ClusterRows,
     ids: npt.NDArray[Any],
     leader: npt.NDArray[Any],
     empty: npt.NDArray[np.bool_],
@@ -214,7 +214,7 @@ def _promote(
     shingle_sets: ShingleSets,
     threshold: float,
     min_shingles: int,
-) -> _Promoted:
+) -> Promoted:
     """The clusters where a removed near-duplicate contains the kept document: that member
     is kept instead, and every other document of the cluster is removed next to it, when
     the kept one is at least ``threshold`` inside it and has fewer shingles, and every other
@@ -222,12 +222,17 @@ def _promote(
     one's own exact copies excepted) is at least ``threshold`` inside it too. Of several
     such members, the one with the most shingles (then first by the rule) is tried. Every
     near member is a candidate: its shingles tell, not its text's length (an HTML excerpt's
-    markup can outweigh its page's text)."""
+    markup can outweigh its page's text).
+
+    ``c``, ``ids``, ``leader``, ``empty`` and ``place`` hold whole clusters, each with its kept
+    document; ``place`` need only order the rows of each cluster as the rule does. Each
+    cluster is decided from its own rows alone: any set of whole clusters gets the rows it
+    would get among all of them (the Spark stage calls this per group of clusters)."""
     rep_row = pd.Index(ids).get_indexer(c.cluster_of)
     near = ~c.is_rep & ~empty & (leader != leader[rep_row])
     cand = np.flatnonzero(near)
     if not len(cand):
-        return _Promoted(c.is_rep, c.cluster_of, c.score, c.relation)
+        return Promoted(c.is_rep, c.cluster_of, c.score, c.relation)
     reps = np.unique(rep_row[cand])
     members = np.flatnonzero(~c.is_rep & np.isin(rep_row, reps))
     wanted = np.unique(np.concatenate([reps, members]))
@@ -281,7 +286,7 @@ def _promote(
     p_a = np.concatenate([chosen_rep, check[fine]])
     p_b = np.concatenate([chosen, check_at[fine]])
     p_v = np.concatenate([c_value, o_value[fine]])
-    return _Promoted(is_rep, cluster_of, score, relation, (p_a, p_b, p_v))
+    return Promoted(is_rep, cluster_of, score, relation, (p_a, p_b, p_v))
 
 
 def _members_of(

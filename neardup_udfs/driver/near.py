@@ -31,7 +31,7 @@ from neardup_udfs.driver.settings import (
     HOT_BUCKETS_LISTED,
     NearSettings,
     hot_bucket,
-    rule_fields,
+    rule_order,
 )
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
@@ -64,7 +64,6 @@ __all__ = [
     "IndexMatches",
     "anchored_clusters",
     "cluster_tally",
-    "rule_order",
     "SetSource",
     "ShingledTexts",
     "Sketches",
@@ -693,31 +692,6 @@ def _hot_list(found: _Pairs) -> list[dict[str, Any]]:
     ]
 
 
-def rule_order(
-    ids: npt.NDArray[Any],
-    length: pa.ChunkedArray | pa.Array,
-    order: pa.ChunkedArray | pa.Array | None,
-    rule: str,
-) -> I64:
-    """Every row's place (0 first) in the representative rule's order
-    (``driver.settings.rule_fields``: ``earliest`` by ``order`` with nulls last, ``longest``
-    by ``length`` descending, ``min_id`` by id; ties by id), for rows of ``ids`` with their
-    ``length`` and ``order`` values aligned."""
-    by_id = np.empty(len(ids), dtype=np.int64)
-    by_id[np.argsort(ids, kind="stable")] = np.arange(len(ids))
-    keys = []
-    for key in rule_fields(rule):  # the one declaration of the rule
-        values = length if key.name == "length" else order
-        assert values is not None, f"the {rule} rule needs the {key.name} column"
-        how = "descending" if key.descending else "ascending"
-        ranked = pc.rank(values, sort_keys=how, null_placement="at_end", tiebreaker="dense")
-        keys.append(ranked.to_numpy(zero_copy_only=False))
-    sort = np.lexsort((by_id, *reversed(keys)))  # the last key given sorts first
-    place = np.empty(len(ids), dtype=np.int64)
-    place[sort] = np.arange(len(ids))
-    return place
-
-
 def anchored_clusters(
     ids: npt.NDArray[Any],
     leader: npt.NDArray[Any],
@@ -818,9 +792,7 @@ def _fixed(
     closest, ties: the smallest id) and its score to it."""
     if matches is None or len(matches.doc_id) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object), np.zeros(0)
-    frame = pd.DataFrame(
-        {"doc": matches.doc_id, "rep": matches.indexed_id, "score": matches.score}
-    )
+    frame = pd.DataFrame({"doc": matches.doc_id, "rep": matches.indexed_id, "score": matches.score})
     best = frame.sort_values(["doc", "score", "rep"], ascending=[True, simhash, True],
                              kind="stable").drop_duplicates("doc")  # fmt: skip
     at = pd.Index(ids).get_indexer(best["doc"].to_numpy())

@@ -7,6 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 
 __all__ = [
@@ -18,6 +23,7 @@ __all__ = [
     "RuleField",
     "hot_bucket",
     "rule_fields",
+    "rule_order",
 ]
 
 CLUSTERINGS = ("anchored", "connected")  # config key clustering
@@ -50,6 +56,32 @@ def rule_fields(rule: str) -> tuple[RuleField, ...]:
     if rule not in _RULE_FIELDS:
         raise ValueError(f"representative rule must be one of {REPRESENTATIVES}, got {rule!r}")
     return _RULE_FIELDS[rule]
+
+
+def rule_order(
+    ids: npt.NDArray[Any],
+    length: pa.ChunkedArray | pa.Array,
+    order: pa.ChunkedArray | pa.Array | None,
+    rule: str,
+) -> npt.NDArray[np.int64]:
+    """Every row's place (0 first) in the representative rule's order
+    (:func:`rule_fields`: ``earliest`` by ``order`` with nulls last, ``longest``
+    by ``length`` descending, ``min_id`` by id; ties by id), for rows of ``ids`` with their
+    ``length`` and ``order`` values aligned."""
+    by_id = np.empty(len(ids), dtype=np.int64)
+    by_id[np.argsort(ids, kind="stable")] = np.arange(len(ids))
+    keys = []
+    for key in rule_fields(rule):  # the one declaration of the rule
+        values = length if key.name == "length" else order
+        assert values is not None, f"the {rule} rule needs the {key.name} column"
+        how = "descending" if key.descending else "ascending"
+        ranked = pc.rank(values, sort_keys=how, null_placement="at_end", tiebreaker="dense")
+        keys.append(ranked.to_numpy(zero_copy_only=False))
+    sort = np.lexsort((by_id, *reversed(keys)))  # the last key given sorts first
+    place = np.empty(len(ids), dtype=np.int64)
+    place[sort] = np.arange(len(ids))
+    return place
+
 
 HOT_BUCKETS_LISTED = 100  # report.json lists the largest hot buckets, at most this many
 

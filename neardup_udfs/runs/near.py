@@ -19,13 +19,13 @@ from neardup_udfs.driver.near import (
     IndexMatches,
     anchored_clusters,
     cluster_tally,
-    rule_order,
 )
 from neardup_udfs.driver.settings import (
     HOT_BUCKETS_LISTED,
     NearCounts,
     NearSettings,
     hot_bucket,
+    rule_order,
 )
 from neardup_udfs.engine import cluster_on_driver, edge_budget
 from neardup_udfs.io.frames import arrow_frame
@@ -52,6 +52,7 @@ from neardup_udfs.stages.containment import contain
 from neardup_udfs.stages.verify import verify
 
 __all__ = ["Clusters", "NearDuplicates"]
+
 
 @dataclass(frozen=True)
 class Clusters:

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from neardup_udfs.driver.batches import shingle_sets_fn
+from neardup_udfs.driver.batches import promoted_clusters_fn, shingle_sets_fn
 from neardup_udfs.io.frames import arrow_frame
-from neardup_udfs.kernels.containment import may_take_place, settle_containment
+from neardup_udfs.kernels.containment import settle_containment
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
     CLUSTER_ID,
@@ -98,8 +98,7 @@ def contain(
         pairs between kept documents and those of the documents moved with them.
     """
     spark = clusters.sparkSession
-    clusters, promoted = _promote(clusters, texts, info, pipeline, threshold, min_shingles,
-                                  rule, keep)  # fmt: skip
+    clusters, promoted = _promote(clusters, texts, info, pipeline, threshold, min_shingles, rule)
     clusters = cut(clusters)  # read by every step below: computed once, its plan cut
     kept = clusters.where(F.col(IS_REPRESENTATIVE)).select(DOC_ID)
     sets = _sets(kept, texts, pipeline).where(F.col("shingles") >= min_shingles)
@@ -241,94 +240,36 @@ def _promote(
     threshold: float,
     min_shingles: int,
     rule: str,
-    keep: Callable[[DataFrame], DataFrame],
 ) -> tuple[DataFrame, DataFrame]:
     """``clusters`` plus ``relation``, where a removed near-duplicate that contains the kept
-    document is kept instead (``driver.containment``'s promotion, row for row), and the
-    containment pairs that rest on it (``a, b, similarity``)."""
-    rep_info = info.select(F.col(DOC_ID).alias(CLUSTER_ID), F.col(LEADER).alias("__rl"))
-    rows = clusters.join(info.select(DOC_ID, LEADER, "__length", "__order"), DOC_ID).join(
-        rep_info, CLUSTER_ID
-    )
+    document is kept instead, and the containment pairs that rest on it (``a, b,
+    similarity``): ``driver.containment.promote``'s decisions, made by it on each cluster
+    that has a near-duplicate member, with its documents' texts gathered to one group."""
+    rows = clusters.join(info.select(DOC_ID, LEADER, "__length", "__order"), DOC_ID)
+    rep_leader = info.select(F.col(DOC_ID).alias(CLUSTER_ID), F.col(LEADER).alias("__rl"))
     near = ~F.col(IS_REPRESENTATIVE) & (F.col(LEADER) != F.col("__rl"))
-    cand = rows.where(near)  # every near member: its shingles tell, not its text's length
-    reps = cand.select(CLUSTER_ID).distinct()
-    members = rows.where(~F.col(IS_REPRESENTATIVE)).join(reps, CLUSTER_ID, "left_semi")
-    wanted = members.select(DOC_ID).unionByName(reps.select(F.col(CLUSTER_ID).alias(DOC_ID)))
-    sets = keep(_sets(wanted.distinct(), texts, pipeline))
-    s_r = sets.select(F.col(DOC_ID).alias(CLUSTER_ID), F.col("shingles").alias("nr"),
-                      F.col("hashes").alias("hr"))  # fmt: skip
-    s_m = sets.select(DOC_ID, F.col("shingles").alias("nm"), F.col("hashes").alias("hm"))
-    scored = (
-        cand.join(s_r, CLUSTER_ID)
-        .join(s_m, DOC_ID)
-        .where(may_take_place(F.col("nr"), F.col("nm"), min_shingles))
-        .withColumn("__shared", F.size(F.array_intersect("hr", "hm")))
-        .where(F.col("__shared") >= _need(F.col("nr"), threshold))
+    involved = rows.join(rep_leader, CLUSTER_ID).where(near).select(CLUSTER_ID).distinct()
+    text = F.coalesce(F.col(TEXT), F.lit(""))
+    member = F.struct(DOC_ID, LEADER, IS_REPRESENTATIVE, SIMILARITY, "__length", "__order",
+                      text.alias(TEXT))  # fmt: skip
+    groups = (
+        rows.join(involved, CLUSTER_ID, "left_semi")
+        .join(texts.select(DOC_ID, TEXT), DOC_ID, "left")
+        .groupBy(CLUSTER_ID)
+        .agg(F.collect_list(member).alias("members"))
     )
-    best = Window.partitionBy(CLUSTER_ID).orderBy(F.col("nm").desc(), rule_key(rule))
-    chosen = (
-        scored.withColumn("__n", F.row_number().over(best))
-        .where(F.col("__n") == 1)
-        .select(
-            CLUSTER_ID,
-            F.col(DOC_ID).alias("__m"),
-            F.col(LEADER).alias("__ml"),
-            F.col("hm"),
-            (F.col("__shared") / F.col("nr")).alias("__c"),
-            F.struct((-F.col("nm")).alias("__n"), rule_key(rule).alias("__rule")).alias("__mr"),
-        )
+    schema = (
+        f"{DOC_ID} string, {CLUSTER_ID} string, {IS_REPRESENTATIVE} boolean, "
+        f"{SIMILARITY} double, {RELATION} string"
     )
-    others = (
-        members.join(chosen, CLUSTER_ID)
-        .where((F.col(DOC_ID) != F.col("__m")) & (F.col(LEADER) != F.col("__ml")))
-        .join(
-            sets.select(DOC_ID, F.col("shingles").alias("no"), F.col("hashes").alias("ho")), DOC_ID
-        )  # fmt: skip
-        .select(
-            DOC_ID,
-            CLUSTER_ID,
-            "__m",
-            "no",
-            "__mr",
-            F.size(F.array_intersect("ho", "hm")).alias("__s"),
-            F.struct((-F.col("no")).alias("__n"), rule_key(rule).alias("__rule")).alias("__or"),
-        )
-        .withColumn(
-            "__ok",
-            (F.col("no") >= min_shingles)
-            & (F.col("__s") >= _need(F.col("no"), threshold))
-            & (F.col("__or") > F.col("__mr")),
-        )
+    decided = cut(
+        groups.mapInArrow(promoted_clusters_fn(pipeline, rule, threshold, min_shingles), schema)
     )
-    refused = others.where(~F.col("__ok")).select(CLUSTER_ID).distinct()
-    final = cut(chosen.drop("hm").join(refused, CLUSTER_ID, "left_anti"))
-    own = others.join(final.select(CLUSTER_ID), CLUSTER_ID, "left_semi").select(
-        DOC_ID, (F.col("__s") / F.col("no")).alias("__o"), "__m"
+    relation = F.when(F.col(IS_REPRESENTATIVE), F.lit(None).cast("string")).otherwise(JACCARD)
+    alone = rows.join(involved, CLUSTER_ID, "left_anti").select(
+        DOC_ID, CLUSTER_ID, IS_REPRESENTATIVE, SIMILARITY, relation.alias(RELATION)
     )
-    decided = rows.join(final, CLUSTER_ID, "left").join(own.drop("__m"), DOC_ID, "left")
-    promoted = F.col("__m").isNotNull()
-    is_new_rep = F.col(DOC_ID) == F.col("__m")
-    new_copy = F.col(LEADER) == F.col("__ml")
-    was_rep = F.col(DOC_ID) == F.col(CLUSTER_ID)
-    out = decided.select(
-        DOC_ID,
-        F.when(promoted, F.col("__m")).otherwise(F.col(CLUSTER_ID)).alias(CLUSTER_ID),
-        F.when(promoted, is_new_rep).otherwise(F.col(IS_REPRESENTATIVE)).alias(IS_REPRESENTATIVE),
-        F.when(promoted & (is_new_rep | new_copy), F.lit(1.0))
-        .when(promoted & was_rep, F.col("__c"))
-        .when(promoted, F.col("__o"))
-        .otherwise(F.col(SIMILARITY))
-        .alias(SIMILARITY),
-        F.when(promoted & is_new_rep, F.lit(None).cast("string"))
-        .when(promoted & new_copy, F.lit(JACCARD))
-        .when(promoted, F.lit(CONTAINMENT))
-        .when(F.col(IS_REPRESENTATIVE), F.lit(None).cast("string"))
-        .otherwise(F.lit(JACCARD))
-        .alias(RELATION),
+    pairs = decided.where(F.col(RELATION) == CONTAINMENT).select(
+        F.col(DOC_ID).alias(A), F.col(CLUSTER_ID).alias(B), SIMILARITY
     )
-    pairs = final.select(
-        F.col(CLUSTER_ID).alias(A), F.col("__m").alias(B), F.col("__c").alias(SIMILARITY)
-    ).unionByName(own.select(F.col(DOC_ID).alias(A), F.col("__m").alias(B),
-                             F.col("__o").alias(SIMILARITY)))  # fmt: skip
-    return out, pairs
+    return alone.unionByName(decided), pairs

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from neardup_udfs.config import load_config
+from neardup_udfs.driver.batches import promoted_clusters_fn
 from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.near import near_on_driver
 from neardup_udfs.runs.summary import near_settings
@@ -247,3 +248,60 @@ def test_a_page_is_kept_in_place_of_an_html_excerpt_whose_markup_outweighs_its_t
     assert (rows["a-ex"]["cluster_id"], rows["a-ex"]["relation"]) == ("z-src", CONTAINMENT)
     assert rows["a-ex"]["similarity"] == pytest.approx(1.0)
     assert ("a-ex", "z-src") in {(p["a"], p["b"]) for p in pairs if p["relation"] == CONTAINMENT}
+
+
+def _promoted(pipeline: Any, clusters: list[tuple[str, list[dict[str, Any]]]]) -> list[Any]:
+    """``promoted_clusters_fn``'s rows (sorted) of one batch holding ``clusters``."""
+    batch = pa.RecordBatch.from_pylist(
+        [{"cluster_id": c, "members": m} for c, m in clusters],
+        schema=pa.schema(
+            [
+                ("cluster_id", pa.string()),
+                ("members", pa.list_(pa.struct([
+                    ("doc_id", pa.string()), ("leader", pa.string()),
+                    ("is_representative", pa.bool_()), ("similarity", pa.float64()),
+                    ("__length", pa.int64()), ("__order", pa.int64()), ("text", pa.string()),
+                ]))),
+            ]  # fmt: skip
+        ),
+    )
+    fn = promoted_clusters_fn(pipeline, "min_id", threshold=0.8, min_shingles=10)
+    return sorted(tuple(r.values()) for out in fn(iter([batch])) for r in out.to_pylist())
+
+
+def test_spark_s_promotion_groups_decide_as_the_rule_whatever_clusters_share_a_batch() -> None:
+    """The promotion the Spark stage runs per group of whole clusters: one cluster turned
+    round (a near-duplicate containing the kept excerpt is kept instead), one whose other
+    member is not inside the candidate left as it is, one without a candidate; the same rows
+    whether the clusters share a batch or not, in any order."""
+    src, big = _text(17, 150), _text(18, 200)
+    ex, big_ex = " ".join(src[:135]), " ".join(big[:135])
+    other = big[:135] + _text(19, 40)  # 133 of its 173 shingles in big: 0.77
+
+    def member(doc: str, leader: str, rep: bool, text: str, sim: float = 0.9) -> dict[str, Any]:
+        return {"doc_id": doc, "leader": leader, "is_representative": rep,
+                "similarity": 1.0 if rep else sim, "__length": len(text), "__order": None,
+                "text": text}  # fmt: skip
+
+    clusters = [
+        ("a-ex", [member("a-ex", "a-ex", True, ex), member("b-ex-copy", "a-ex", False, ex, 1.0),
+                  member("z-src", "z-src", False, " ".join(src)),
+                  member("zz-src-copy", "z-src", False, " ".join(src), 1.0)]),
+        ("c-ex", [member("c-ex", "c-ex", True, big_ex), member("d-other", "d-other", False,
+                  " ".join(other)), member("y-big", "y-big", False, " ".join(big))]),
+        ("e-one", [member("e-one", "e-one", True, " ".join(_text(23, 80))),
+                   member("f-near", "f-near", False, " ".join(_text(23, 79)))]),
+    ]  # fmt: skip
+    pipeline = load_config(input="x", output="y", containment=0.8).pipeline()
+    together = _promoted(pipeline, clusters)
+    assert together == sorted(r for c in clusters for r in _promoted(pipeline, [c]))
+    assert together == _promoted(pipeline, clusters[::-1])
+    rows = {r[0]: r[1:] for r in together}
+    assert rows["z-src"] == ("z-src", True, 1.0, None)
+    assert rows["a-ex"] == ("z-src", False, pytest.approx(1.0), CONTAINMENT)
+    assert rows["b-ex-copy"] == ("z-src", False, pytest.approx(1.0), CONTAINMENT)
+    assert rows["zz-src-copy"] == ("z-src", False, 1.0, JACCARD)
+    # y-big, the largest container of c-ex, does not hold d-other: the cluster stays
+    assert {d: rows[d][:2] for d in ("c-ex", "d-other", "y-big")} == {
+        "c-ex": ("c-ex", True), "d-other": ("c-ex", False), "y-big": ("c-ex", False)}
+    assert rows["f-near"] == ("e-one", False, 0.9, JACCARD) and rows["e-one"][3] is None

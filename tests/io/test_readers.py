@@ -268,7 +268,7 @@ def test_a_lone_surrogate_in_a_text_is_a_reject_that_says_so(
     src.mkdir()
     (src / "a.jsonl").write_bytes(("\n".join(LONE_SURROGATES) + "\n").encode(encoding))
     out = tmp_path / "out"
-    s = _run(spark, src, out, input_format="jsonl", id_col=id_col, engine="spark")
+    s = _run(spark, src, out, input_format="jsonl", id_col=id_col, engine="driver")
     _, rejects = _accounted(spark, out, s)
     uri = f"file:{src / 'a.jsonl'}"
     names = ["a", "b", "c"] if id_col else [f"{uri}:{i}" for i in range(3)]

@@ -60,11 +60,15 @@ def _read_only_install(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return pkg, env
 
 
+# every kernel the CLI imports is decorated; one small kernel is compiled and run (the
+# tokenizer's kernels take 15 s to compile, a cost that proves nothing more here)
 PROBE = (
     "import numpy as np, numba\n"
     "from neardup_udfs.kernels import compiled, words_jit\n"
     "import neardup_udfs.cli\n"
-    "words_jit.shingle_sets_batch(['a b c d e'], 3)\n"
+    "h, o = np.array([3, 1, 3, 2], dtype=np.uint64), np.zeros(2, dtype=np.int64)\n"
+    "words_jit._sorted_sets(h, np.array([0, 4], dtype=np.int64), o)\n"
+    "assert h[: o[-1]].tolist() == [1, 2, 3], h\n"
     "print(numba.config.CACHE_DIR or '-', len(compiled.uncached))\n"
 )
 
