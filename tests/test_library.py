@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import gzip
+import hashlib
 import json
 import re
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+import pyspark
 import pytest
 from library_rows import (
     AGAINST_ENGINES,
@@ -58,14 +60,36 @@ def real(spark):  # type: ignore[no-untyped-def]
     return spark.read.json(str(REAL))
 
 
+CLASSIC = ("api_results", "query_results", "edge_results")
+"""The classic session's rows the Connect test compares its own with."""
+
+
+def _classic_key() -> str:
+    """The key of the classic rows in pytest's cache: a digest of all they depend on (the
+    package, this module and its helpers, the session's settings, the texts, Spark)."""
+    digest = hashlib.sha256(pyspark.__version__.encode())
+    sources = [*(ROOT / "neardup_udfs").rglob("*.py"), *(ROOT / "neardup_udfs").rglob("*.json")]
+    helpers = [ROOT / "tests" / n for n in ("conftest.py", "library_rows.py", "engine_corpus.py")]
+    for path in sorted([*sources, *helpers, Path(__file__), REAL, ROOT / "conf" / "dedup.toml"]):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return f"neardup/classic-rows/{digest.hexdigest()[:24]}"
+
+
+def _stored(request: pytest.FixtureRequest, value: Any) -> Any:
+    """``value``, the rows of the fixture ``request`` computes, also kept in pytest's cache
+    for the end-to-end tier's Connect test (make test runs before make test-e2e)."""
+    request.config.cache.set(f"{_classic_key()}/{request.fixturename}", value)
+    return value
+
+
 @pytest.fixture(scope="module")
-def api_results(real) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+def api_results(real, request) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
     """``dedup`` of the real texts on each engine, as plain rows."""
     found = {}
     for engine in ("spark", "driver"):
         with neardup_udfs.dedup(real, engine=engine, pairs=True) as r:
             found[engine] = {**dedup_rows(r), "report": r.report}
-    return found
+    return _stored(request, found)
 
 
 def test_engines_agree_and_every_row_is_accounted_for(api_results) -> None:  # type: ignore[no-untyped-def]
@@ -112,14 +136,15 @@ def test_the_job_gives_the_same_rows_as_the_api(spark, api_results, tmp_path: Pa
 
 @pytest.fixture(scope="module")
 def index(spark, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ignore[no-untyped-def]
-    """An index (jobs/index.py build) of every other real text."""
+    """An index (jobs/index.py build) of every other real text, its batch named (not after
+    its temporary path): the rows that name it are the same in every run."""
     root = tmp_path_factory.mktemp("index")
     lines = gzip.decompress(REAL.read_bytes()).decode("utf-8").splitlines()
     src = root / "half.jsonl"
     src.write_text("\n".join(lines[::2]) + "\n", encoding="utf-8")
     config = load_index_config(str(ROOT / "conf/dedup.toml"), action="build",
                                index=str(root / "index"), input=str(src), input_format="jsonl",
-                               id_col="id")  # fmt: skip
+                               id_col="id", batch_id="half")  # fmt: skip
     index_run.run(spark, config)
     return root / "index"
 
@@ -131,9 +156,9 @@ def against_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-unt
 
 
 @pytest.fixture(scope="module")
-def query_results(real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def query_results(real, index: Path, request) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     with neardup_udfs.query_index(real, str(index), top=3) as q:
-        return query_rows(q)
+        return _stored(request, query_rows(q))
 
 
 def test_query_index_gives_the_index_jobs_results(  # type: ignore[no-untyped-def]
@@ -168,9 +193,19 @@ def test_against_an_index_removes_the_indexed_texts(against_results) -> None:  #
 
 
 @pytest.fixture(scope="module")
-def edge_results(spark, real, index: Path) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def edge_results(spark, real, index: Path, request) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """``library_rows.edge_rows`` on the classic session."""
-    return edge_rows(spark, real, str(index))
+    return _stored(request, edge_rows(spark, real, str(index)))
+
+
+@pytest.fixture(scope="module")
+def classic(request) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """:data:`CLASSIC`'s rows by name: as this checkout's fast tier computed them, from
+    pytest's cache, when nothing they depend on changed since (see :func:`_classic_key`);
+    else computed here."""
+    key = _classic_key()
+    found = {name: request.config.cache.get(f"{key}/{name}", None) for name in CLASSIC}
+    return {name: request.getfixturevalue(name) if v is None else v for name, v in found.items()}
 
 
 def test_edge_frames_run_on_every_engine(edge_results) -> None:  # type: ignore[no-untyped-def]
@@ -196,7 +231,7 @@ CONNECT_RUN_SECONDS = 1200
 @pytest.mark.e2e  # a server process of its own and a second session: the end-to-end tier
 @pytest.mark.timeout(CONNECT_START_SECONDS + CONNECT_RUN_SECONDS + 600)
 def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[no-untyped-def]
-    api_results, query_results, edge_results, index: Path, tmp_path: Path
+    classic, index: Path, tmp_path: Path
 ) -> None:
     """A local Spark Connect session (in a process of its own, its server on a port the
     system picks): the same rows on both engines, on the edge frames on every engine alone
@@ -219,11 +254,11 @@ def test_connect_session_gives_the_same_rows_as_a_classic_one(  # type: ignore[n
         said = found[engine]["spark"]
         assert said["shuffle_partitions_from"] == "input size" and said["jobs"] is None
         assert said["shuffle_partitions"] == 4  # 2 x local[2]: the floor of a 134 KiB input
-        classic = api_results[engine]
+        rows = classic["api_results"][engine]
         for key in ("clusters", "kept", "kept_columns", "removed", "pairs", "rejects", "counts"):
-            assert found[engine][key] == classic[key], (engine, key)
-    assert found["query"] == query_results
-    assert found["edges"] == edge_results
+            assert found[engine][key] == rows[key], (engine, key)
+    assert found["query"] == classic["query_results"]
+    assert found["edges"] == classic["edge_results"]
     texts = {}
     for line in gzip.open(REAL, "rt", encoding="utf-8"):
         row = json.loads(line)

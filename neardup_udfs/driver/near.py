@@ -31,6 +31,7 @@ from neardup_udfs.driver.settings import (
     HOT_BUCKETS_LISTED,
     NearSettings,
     hot_bucket,
+    match_order,
     rule_order,
 )
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
@@ -792,13 +793,16 @@ def _fixed(
     closest, ties: the smallest id) and its score to it."""
     if matches is None or len(matches.doc_id) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object), np.zeros(0)
-    frame = pd.DataFrame({"doc": matches.doc_id, "rep": matches.indexed_id, "score": matches.score})
-    best = frame.sort_values(["doc", "score", "rep"], ascending=[True, simhash, True],
-                             kind="stable").drop_duplicates("doc")  # fmt: skip
+    frame = pd.DataFrame(
+        {"doc": matches.doc_id, "indexed_id": matches.indexed_id, "score": matches.score}
+    )
+    keys = match_order(simhash)  # the one declaration of the choice
+    by, ascending = ["doc", *(k for k, _ in keys)], [True, *(up for _, up in keys)]
+    best = frame.sort_values(by, ascending=ascending, kind="stable").drop_duplicates("doc")
     at = pd.Index(ids).get_indexer(best["doc"].to_numpy())
     if (at < 0).any():
         raise ValueError(f"an index match names no document of the run: {best['doc'][at < 0]}")
-    return (at.astype(np.int64), best["rep"].to_numpy(dtype=object),
+    return (at.astype(np.int64), best["indexed_id"].to_numpy(dtype=object),
             best["score"].to_numpy())  # fmt: skip
 
 

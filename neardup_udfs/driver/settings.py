@@ -22,6 +22,7 @@ __all__ = [
     "NearSettings",
     "RuleField",
     "hot_bucket",
+    "match_order",
     "rule_fields",
     "rule_order",
 ]
@@ -56,6 +57,15 @@ def rule_fields(rule: str) -> tuple[RuleField, ...]:
     if rule not in _RULE_FIELDS:
         raise ValueError(f"representative rule must be one of {REPRESENTATIVES}, got {rule!r}")
     return _RULE_FIELDS[rule]
+
+
+def match_order(simhash: bool) -> tuple[tuple[str, bool], ...]:
+    """How a document matched to several indexed documents picks the one it is removed in
+    favour of, the one declaration both shells render (``stages.cluster``'s window,
+    ``driver.near``'s sort): ``(field, ascending)`` keys, first wins; the closest indexed
+    document (``score``: SimHash the smallest distance, MinHash the largest similarity),
+    ties: the smallest ``indexed_id``."""
+    return (("score", simhash), ("indexed_id", True))
 
 
 def rule_order(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from neardup_udfs.driver.settings import rule_fields
+from neardup_udfs.driver.settings import match_order, rule_fields
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     DISTANCE,
@@ -92,7 +92,6 @@ def cluster(
         return _connected(members, verified, sketches, kind, rule, max_rounds, floor,
                           no_chaining, matches)  # fmt: skip
     score = DISTANCE if kind == "simhash" else SIMILARITY
-    closer_first = F.col(score).asc() if kind == "simhash" else F.col(score).desc()
     # every member's place in the rule's order; the group's smallest is its kept member
     rank = F.min(rule_key(rule)).over(Window.partitionBy(LEADER))
     first = members.select(DOC_ID, LEADER, rank.alias("rank")).withColumn(
@@ -103,7 +102,10 @@ def cluster(
     )
     fixed = None
     if matches is not None:
-        best = Window.partitionBy(DOC_ID).orderBy(closer_first, F.col(INDEXED_ID))
+        named = {"score": F.col(score), "indexed_id": F.col(INDEXED_ID)}
+        keys = match_order(kind == "simhash")
+        order = [named[k].asc() if up else named[k].desc() for k, up in keys]
+        best = Window.partitionBy(DOC_ID).orderBy(*order)  # the one declaration of the choice
         fixed = (
             matches.withColumn("__n", F.row_number().over(best))
             .where(F.col("__n") == 1)

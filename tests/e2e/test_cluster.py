@@ -1,8 +1,8 @@
-"""The dedup job on a real Spark standalone cluster (a master and two 1-core workers on
+"""The dedup job on a real Spark standalone cluster (a master and three 1-core workers on
 127.0.0.1, started from the installed pyspark), shipped as README "Running on a cluster" says:
 ``make package``'s archive and zip with conf/spark-cluster.conf. The executors must run the
-archive's interpreter on both workers, and the result must equal a local-mode run although a
-worker is killed mid-job."""
+archive's interpreter on every worker, and the result must equal the local engine's run although
+a worker is killed mid-job."""
 
 from __future__ import annotations
 
@@ -266,7 +266,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         assert not left, f"processes left behind: {[_cmdline(p)[:3] for p in left]}"
 
 
-# --- the artifacts, the corpus and the local-mode reference ---------------------------------
+# --- the artifacts, the corpus and the local engine's reference ------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -296,11 +296,13 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """157 text files, 30 planted near-duplicate families: several input splits and tasks
-    per stage."""
+    """157 documents, 30 planted near-duplicate families, as JSON lines (``id``, ``text``) in
+    8 files: several input splits and tasks per stage."""
     d = tmp_path_factory.mktemp("corpus")
-    for doc_id, text in planted(n_families=30, n_singles=60, seed=7).docs:
-        (d / f"{doc_id}.txt").write_text(text, encoding="utf-8")
+    docs = planted(n_families=30, n_singles=60, seed=7).docs
+    for part in range(8):
+        lines = [json.dumps({"id": i, "text": t}) + "\n" for i, t in docs[part::8]]
+        (d / f"part-{part}.jsonl").write_text("".join(lines), encoding="utf-8")
     return d
 
 
@@ -308,26 +310,24 @@ def _job_args(corpus: Path, out: Path) -> list[str]:
     return [
         str(ROOT / "jobs" / "dedup.py"),
         *("--config", str(ROOT / "conf" / "dedup.toml")),
-        *("--input", str(corpus), "--output", str(out)),
+        *("--input", str(corpus), "--input-format", "jsonl", "--id-col", "id"),
+        *("--output", str(out)),
     ]
 
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
-    """The same job in local mode with conf/spark-local.conf, as `make dedup` runs it."""
+    """The reference: the same job on the local engine (one process, no Spark), which gives
+    every engine's rows (the fast tier holds the engines to that)."""
     tmp = tmp_path_factory.mktemp("local")
     out = tmp / "out"
-    cmd = [
-        str(SPARK_HOME / "bin" / "spark-submit"),
-        *("--master", "local[2]", "--properties-file", str(ROOT / "conf" / "spark-local.conf")),
-        *("--driver-java-options", LOG4J),
-        *_job_args(corpus, out),
-    ]
+    cmd = [sys.executable, *_job_args(corpus, out), "--engine", "local"]
     res = subprocess.run(
         cmd, capture_output=True, text=True, env=_env(tmp), cwd=tmp, timeout=JOB_TIMEOUT
     )
     assert res.returncode == 0, res.stderr[-3000:]
-    assert (out / "_MANIFEST.json").exists()
+    report = json.loads((out / "report.json").read_text())
+    assert report["engine"]["engine"] == "local" and report["spark"]["jobs"] == 0
     return out
 
 
@@ -483,7 +483,7 @@ def test_dedup_on_the_cluster_uses_the_archive_and_survives_a_worker_killed_mid_
     """One cluster run checks three promises: the executors run the shipped archive (on
     every worker), a worker killed mid-job costs recomputation, not the result, and so does
     a second one killed after the clustering rounds' first reliable checkpoint; the result
-    equals the local-mode run. A rerun into the same output directory then replaces it."""
+    equals the local engine's. A rerun into the same output directory then replaces it."""
     out = tmp_path / "cluster-run"
     checkpoints = tmp_path / "checkpoints"
     ui_port = _free_ports(1)[0]
