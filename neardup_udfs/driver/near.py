@@ -708,8 +708,8 @@ def anchored_clusters(
     score: ``distance`` when ``simhash``, else ``similarity``), as ``stages.cluster.cluster``
     clusters anchored: the exact-duplicate groups (``leader``: each row's group leader) take
     their first member's place in the rule's order (``place``, per row: see
-    :func:`rule_order`), the greedy pass over the verified graph (leaders ``a``, ``b`` and
-    their ``score``) keeps representatives, and every member of a removed group gets its
+    ``driver.settings.rule_order``), the greedy pass over the verified graph (leaders ``a``,
+    ``b`` and their ``score``) keeps representatives, and every member of a removed group gets its
     group's score to the kept group.
 
     With ``matches`` (leaders near indexed documents), the table has ``indexed_id`` too: a

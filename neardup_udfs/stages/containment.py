@@ -7,8 +7,9 @@ hashes against the postings of every kept set (``kernels.containment`` says why 
 missed); each candidate is verified on the two full sets (``array_intersect``), never on an
 estimate. Only the verified pairs, with their ends' places in the decision order, reach the
 driver, which settles them (``kernels.containment.settle_containment``). Clusters are
-turned round first, as the driver's stage does; the plan is cut where later steps read a
-frame more than once (a wide join tree otherwise costs the planner more than the data).
+turned round first by the driver's own rule (``driver.containment.promote``), run on groups
+of whole clusters; the plan is cut where later steps read a frame more than once (a wide
+join tree otherwise costs the planner more than the data).
 """
 
 from __future__ import annotations
