@@ -5,6 +5,7 @@ by name before any Spark job; metastore tables in and out of the job."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import gzip
 import hashlib
@@ -64,9 +65,11 @@ CLASSIC = ("api_results", "query_results", "edge_results")
 """The classic session's rows the Connect test compares its own with."""
 
 
+@functools.cache
 def _classic_key() -> str:
     """The key of the classic rows in pytest's cache: a digest of all they depend on (the
-    package, this module and its helpers, the session's settings, the texts, Spark)."""
+    package, this module and its helpers, the session's settings, the texts, Spark), read
+    once per process."""
     digest = hashlib.sha256(pyspark.__version__.encode())
     sources = [*(ROOT / "neardup_udfs").rglob("*.py"), *(ROOT / "neardup_udfs").rglob("*.json")]
     helpers = [ROOT / "tests" / n for n in ("conftest.py", "library_rows.py", "engine_corpus.py")]

@@ -38,7 +38,6 @@ from neardup_udfs.schemas import (
     EXACT_KEY,
     FINGERPRINT,
     IS_REPRESENTATIVE,
-    JACCARD,
     LEADER,
     LENGTH,
     RELATION,
@@ -331,6 +330,7 @@ def promoted_clusters_fn(
         ``doc_id`` in ``cluster_id``, ``similarity`` its containment), null for kept rows,
         ``jaccard`` otherwise.
     """
+
     def promoted(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             yield _promoted_batch(batch, pipeline, rule, threshold, min_shingles)
@@ -349,8 +349,6 @@ def _promoted_batch(
     is_rep = rows.field(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False).astype(bool)
     cluster_of = np.repeat(batch.column(CLUSTER_ID).to_numpy(zero_copy_only=False), sizes)
     score = rows.field(SIMILARITY).to_numpy(zero_copy_only=False).astype(np.float64)
-    relation = np.full(len(ids), None, dtype=object)
-    relation[~is_rep] = JACCARD
     place = rule_order(ids, rows.field("__length"), rows.field("__order"), rule)
     texts = rows.field(TEXT).to_pylist()
     normalize = pipeline.normalization.active
@@ -358,7 +356,7 @@ def _promoted_batch(
         pipeline.normalize_batch(texts) if normalize else texts, pipeline.param("w")
     )
     done = promote(
-        ClusterRows(is_rep, cluster_of, score, relation),
+        ClusterRows.from_jaccard(is_rep, cluster_of, score),
         ids,
         rows.field(LEADER).to_numpy(zero_copy_only=False),
         np.zeros(len(ids), dtype=bool),  # an empty text has no shingles: never a candidate

@@ -99,10 +99,8 @@ def contain_on_driver(
     is_rep = clusters.column(IS_REPRESENTATIVE).to_numpy(zero_copy_only=False).astype(bool)
     cluster_of = clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False)
     score = clusters.column(SIMILARITY).to_numpy(zero_copy_only=False).astype(np.float64)
-    relation = np.full(len(ids), None, dtype=object)
-    relation[~is_rep] = JACCARD
     promoted = promote(
-        ClusterRows(is_rep, cluster_of, score, relation), ids, leader, empty, place,
+        ClusterRows.from_jaccard(is_rep, cluster_of, score), ids, leader, empty, place,
         shingle_sets, threshold, min_shingles,
     )  # fmt: skip
     is_rep, cluster_of = promoted.is_rep, promoted.cluster_of
@@ -196,6 +194,16 @@ class ClusterRows:
     cluster_of: npt.NDArray[Any]
     score: npt.NDArray[np.float64]
     relation: npt.NDArray[Any]  # None (kept), JACCARD or CONTAINMENT
+
+    @classmethod
+    def from_jaccard(
+        cls, is_rep: npt.NDArray[np.bool_], cluster_of: npt.NDArray[Any], score: Any
+    ) -> ClusterRows:
+        """The clusters as the near-duplicate stage leaves them: ``relation`` null for the
+        kept rows, ``jaccard`` for the others."""
+        relation = np.full(len(is_rep), None, dtype=object)
+        relation[~is_rep] = JACCARD
+        return cls(is_rep, cluster_of, score, relation)
 
 
 @dataclass
