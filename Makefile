@@ -13,11 +13,16 @@ OUTPUT ?= out/dedup
 SPARK_SUBMIT = $(BIN)/spark-submit --properties-file conf/spark-local.conf \
 	--driver-java-options "-Dlog4j2.configurationFile=file:$(abspath conf/log4j2.properties)"
 
-# uv installs (pip bootstraps it): on a clean machine 38 s against pip's 108 s
+# uv installs (pip bootstraps it): on a clean machine 38 s against pip's 108 s. Its cache is
+# the project's own (build/uv-cache, gone with `make clean`): uv builds pyspark from its sdist
+# at every install and keeps each build (1.5 GB) under a new key, so the build is dropped once
+# installed; the wheels stay for build/env (hard links: no second copy on disk).
+export UV_CACHE_DIR := $(abspath build/uv-cache)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev]'
+	$(BIN)/uv cache clean --quiet pyspark
 	touch $(STAMP)
 
 # a venv made before uv was part of the install
@@ -75,12 +80,9 @@ PKG_SRC  := $(shell find neardup_udfs -name __pycache__ -prune -o -type f \
 	\( -name '*.py' -o -name '*.json' \) -print)
 RUNTIME  := build/env
 SITE     := lib/python*/site-packages
-# Not in the archive: pyspark and py4j (the cluster's Spark provides them: executors import
-# pyspark from $SPARK_HOME/python/lib/pyspark.zip), their scripts, test suites, make's stamp.
-PACK_EXCLUDE := $(SITE)/pyspark/* $(SITE)/pyspark-*.dist-info/* $(SITE)/py4j/* \
-	$(SITE)/py4j-*.dist-info/* share/py4j/* $(SITE)/*/tests/* bin/__pycache__/* \
-	bin/pyspark* bin/spark-* bin/beeline* bin/find-spark-home* bin/find_spark_home.py \
-	bin/load-spark-env* bin/run-example* bin/sparkR* bin/docker-image-tool.sh .installed
+# Not in the archive: test suites, make's stamp (pyspark and py4j are not installed in it: the
+# cluster's Spark provides them, executors import pyspark from $SPARK_HOME/python/lib/pyspark.zip)
+PACK_EXCLUDE := $(SITE)/*/tests/* bin/__pycache__/* .installed
 
 package: $(WHEEL) dist/neardup_udfs.zip dist/neardup-env.tar.gz
 	@ls -l $^
@@ -95,13 +97,17 @@ dist/neardup_udfs.zip: $(WHEEL)
 	$(BIN)/python -m zipfile -e $(WHEEL) build/pyfiles
 	$(BIN)/python -m zipfile -c $@ build/pyfiles/neardup_udfs
 
-# a fresh runtime env when pyproject.toml changes; else only the wheel is reinstalled
-$(RUNTIME)/pyvenv.cfg: pyproject.toml
+# a fresh runtime env when pyproject.toml or its recipe changes; else only the wheel is reinstalled
+$(RUNTIME)/pyvenv.cfg: pyproject.toml Makefile
 	rm -rf $(RUNTIME)
 	$(PYTHON) -m venv --without-pip $(RUNTIME)
 
+# without pyspark and what only it needs (py4j, the Connect client's grpc): the cluster's
+# Spark provides pyspark, and neither building (1.5 GB) nor installing it (0.5 GB) is paid
 $(RUNTIME)/.installed: $(RUNTIME)/pyvenv.cfg $(WHEEL) $(BIN)/uv
-	$(BIN)/uv pip install --quiet --compile-bytecode --python $(RUNTIME)/bin/python $(WHEEL)
+	echo pyspark > build/runtime-excludes.txt
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(RUNTIME)/bin/python \
+		--excludes build/runtime-excludes.txt $(WHEEL)
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(RUNTIME)/bin/python --no-deps \
 		--reinstall-package neardup $(WHEEL)
 	touch $@

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 import urllib.request
@@ -118,10 +119,16 @@ def _get_json(url: str) -> Any:
 
 def _env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
+    java_tmp = tmp / "java-tmp"
+    java_tmp.mkdir(exist_ok=True)
     env.update(
         SPARK_HOME=str(SPARK_HOME),
         SPARK_LOCAL_IP="127.0.0.1",  # not the host name's address: everything on loopback
         SPARK_LOCAL_DIRS=str(tmp / "spark-local"),  # shuffle and block files
+        # every JVM's scratch (master, workers, executors, the driver): Spark copies the
+        # --archives file (180 MB) into a java.io.tmpdir directory of the driver and of each
+        # executor and never removes it (docs/cluster.md), so here it is the test's to remove
+        JAVA_TOOL_OPTIONS=f"-Djava.io.tmpdir={java_tmp}",
         # local mode's Python workers; a cluster run must ignore it (spark.pyspark.python)
         PYSPARK_PYTHON=sys.executable,
     )
@@ -244,11 +251,18 @@ class Cluster:
         return "\n".join(parts)
 
 
+def _archive_copies() -> set[Path]:
+    """Directories of the machine's temporary directory holding a copy of the archive, which
+    Spark makes under java.io.tmpdir and leaves (docs/cluster.md)."""
+    return {p.parent for p in Path(tempfile.gettempdir()).glob(f"spark-*/{ENV_ARCHIVE}")}
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One cluster for the module; its one dedup run kills two of the three workers (so that
     test stays last in the file)."""
     tmp_path = tmp_path_factory.mktemp("cluster")
+    copies_before = _archive_copies()
     master_port, master_ui = _free_ports(2)
     c = Cluster(tmp_path / "cluster", _env(tmp_path), master_port, master_ui)
     c.root.mkdir()
@@ -261,9 +275,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         while (left := _ours(str(tmp_path))) and time.monotonic() < deadline:
             time.sleep(0.2)  # killed, not yet gone
         # the unpacked environments (~650 MB each) and fetched archives; the logs stay
-        for big in [*c.root.glob("worker*/app-*/*/environment"), *c.root.glob("*-local")]:
+        for big in [
+            *c.root.glob("worker*/app-*/*/environment"),
+            *c.root.glob("*-local"),
+            tmp_path / "java-tmp",
+        ]:
             shutil.rmtree(big, ignore_errors=True)
         assert not left, f"processes left behind: {[_cmdline(p)[:3] for p in left]}"
+        # nothing of the run's in the machine's /tmp: the archive's copies were in java-tmp
+        assert not [d for d in _archive_copies() if d not in copies_before]
 
 
 # --- the artifacts, the corpus and the local engine's reference ------------------------------
@@ -449,6 +469,8 @@ def test_archive_holds_a_runtime_env_without_pyspark(dist: Path) -> None:
     for package in ("neardup_udfs", "numpy", "pandas", "pyarrow", "numba", "xxhash"):
         assert f"{site}/{package}/__init__.py" in members, package
     assert not [n for n in members if n.startswith((f"{site}/pyspark", f"{site}/py4j"))]
+    # nor in the env it packs: make package neither builds (1.5 GB) nor installs pyspark
+    assert not list((ROOT / "build" / "env").glob("lib/python3.*/site-packages/pyspark*"))
     assert not [n for n in members if n.startswith(f"{site}/pytest")]  # no dev tools
     # venv-pack's known limit: the interpreter is a link to the Python that built the env
     python = members["bin/python3"]
