@@ -10,7 +10,7 @@ from __future__ import annotations
 def warm() -> None:
     import numpy as np
 
-    from neardup_udfs.kernels import anchor, band_pairs, web_text, words_jit
+    from neardup_udfs.kernels import anchor, band_pairs, web_text, words_jit, xxh64_jit
     from neardup_udfs.presets import resolve
 
     texts = [b"the quick brown fox jumps over the lazy dog", "h\u00e9llo \u4e2d\u6587".encode()]
@@ -24,6 +24,7 @@ def warm() -> None:
     words_jit.pair_jaccard_batch(texts, texts[::-1], 3)
     words_jit.token_texts_batch(texts)
     web_text.normalize_web_batch([t.decode() for t in texts])
+    xxh64_jit.xxh64_spans(np.frombuffer(texts[0], dtype=np.uint8), np.array([0, 3, 9]), 42)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-import xxhash
 
+from neardup_udfs.driver.samples import chosen_clusters, shown_mask
 from neardup_udfs.io.storage import LocalStorage, join
 from neardup_udfs.report.data import Scores
 from neardup_udfs.schemas import (
@@ -37,21 +37,9 @@ __all__ = [
     "sample_table",
     "score_summary_of",
     "shown_table",
-    "spark_xxhash64",
     "write_parquet",
     "write_parquet_parts",
 ]
-
-_SPARK_SEED = 42  # the seed of Spark's xxhash64 expression
-_MASK = (1 << 64) - 1
-
-
-def spark_xxhash64(seed: int, value: str) -> int:
-    """Spark's ``xxhash64(lit(seed), value)`` of a 32-bit int ``seed`` and a string: a signed
-    64-bit integer."""
-    first = xxhash.xxh64_intdigest((seed & 0xFFFFFFFF).to_bytes(4, "little"), _SPARK_SEED)
-    h = xxhash.xxh64_intdigest(value.encode("utf-8"), first)
-    return h - (1 << 64) if h >= 1 << 63 else h
 
 
 def sample_table(
@@ -66,20 +54,13 @@ def sample_table(
     """``stages.samples.sample_clusters`` of ``clusters`` and ``texts`` (``doc_id``,
     ``text``: strings; or a function from ids to their texts): the same clusters, members,
     columns and order."""
-    ids = clusters.column(CLUSTER_ID).to_numpy(zero_copy_only=False)
-    names, sizes = np.unique(ids.astype(str) if len(ids) else ids, return_counts=True)
-    multi = sizes > 1
-    names, sizes = names[multi], sizes[multi]
-    by_size = sorted(zip((-sizes).tolist(), names.tolist(), strict=True))
-    top = [(name, -neg) for neg, name in by_size[:largest]]
-    rest = sorted((spark_xxhash64(seed, name), name, -neg) for neg, name in by_size[largest:])
-    chosen = dict(top + [(name, size) for _, name, size in rest[:sample]])
-    keep = pc.is_in(clusters.column(CLUSTER_ID), pa.array(list(chosen), pa.string()))
-    members = clusters.filter(keep)
-    size = [chosen[c] for c in members.column(CLUSTER_ID).to_pylist()]
-    members = members.append_column(
-        pa.field(CLUSTER_SIZE, pa.int64(), False), pa.array(size, pa.int64())
-    )
+    counted = pc.value_counts(clusters.column(CLUSTER_ID))
+    sizes = pa.table({CLUSTER_ID: counted.field("values"), CLUSTER_SIZE: counted.field("counts")})
+    chosen = chosen_clusters(sizes, largest, sample, seed)
+    members = clusters.filter(pc.is_in(clusters.column(CLUSTER_ID), chosen.column(CLUSTER_ID)))
+    at = pc.index_in(members.column(CLUSTER_ID), chosen.column(CLUSTER_ID))
+    size = chosen.column(CLUSTER_SIZE).take(at).cast(pa.int64())
+    members = members.append_column(pa.field(CLUSTER_SIZE, pa.int64(), False), size)
     member_ids = members.column(DOC_ID).combine_chunks()
     if callable(texts):
         text = texts(member_ids)
@@ -97,22 +78,9 @@ def sample_table(
 
 def shown_table(samples: pa.Table, members: int) -> pa.Table:
     """``stages.samples.shown_samples`` of ``samples`` (:func:`sample_table`'s output)."""
-    score = SIMILARITY if SIMILARITY in samples.column_names else DISTANCE
-    keys: list[tuple[str, str]] = [(CLUSTER_ID, "ascending"), (IS_REPRESENTATIVE, "ascending")]
-    if score in samples.column_names:
-        keys.append((score, "ascending" if score == SIMILARITY else "descending"))
-    keys.append((DOC_ID, "ascending"))
-    order = pc.sort_indices(samples, sort_keys=keys).to_numpy()  # a cluster score is never null
-    group = pa.table({"c": samples.column(CLUSTER_ID), "r": samples.column(IS_REPRESENTATIVE)})
-    grouped = group.take(order)
-    c = grouped.column("c").to_numpy(zero_copy_only=False)
-    r = grouped.column("r").to_numpy(zero_copy_only=False).astype(bool)
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = (c[1:] != c[:-1]) | (r[1:] != r[:-1])
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))
-    rank = np.arange(len(order)) - first + 1
-    kept = np.where(r, rank == 1, rank <= members)
-    return samples.take(np.sort(order[kept]))
+    names = samples.column_names
+    metric = SIMILARITY if SIMILARITY in names else DISTANCE if DISTANCE in names else None
+    return samples.filter(shown_mask(samples, metric, members))
 
 
 def score_summary_of(values: np.ndarray, metric: str, source: str) -> dict[str, Any]:

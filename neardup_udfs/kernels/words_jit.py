@@ -22,6 +22,7 @@ from neardup_udfs.kernels.simhash_jit import add_votes, majority_bits
 from neardup_udfs.kernels.text import TOKEN_RANGES_GE_0X80, go_lower_table
 from neardup_udfs.kernels.tokenizer import TokenTables, next_token, token_scratch, token_tables
 from neardup_udfs.kernels.utf8 import pack_utf8
+from neardup_udfs.kernels.xxh64_jit import rotl, xxh64_at
 
 __all__ = [
     "indexed_sets_jaccard",
@@ -31,79 +32,13 @@ __all__ = [
     "simhash_batch",
     "token_texts_batch",
     "word_shingles_batch",
-    "xxh64",
 ]
 
 U64 = npt.NDArray[np.uint64]
 _u = np.uint64
-_P1 = _u(11400714785074694791)
-_P2 = _u(14029467366897019727)
-_P3 = _u(1609587929392839161)
-_P4 = _u(9650029242287828579)
-_P5 = _u(2870177450012600261)
 _MIX_INIT = _u(MIX_INIT)
 _GAMMA = _u(SPLITMIX_GAMMA)
 _MAX = _u(0xFFFFFFFFFFFFFFFF)
-
-
-@njit(inline="always")
-def _rotl(x: np.uint64, r: int) -> np.uint64:
-    return (x << _u(r)) | (x >> _u(64 - r))
-
-
-@njit(inline="always")
-def _read64(b: npt.NDArray[np.uint8], p: int) -> np.uint64:
-    v = _u(0)
-    for i in range(8):
-        v |= _u(b[p + i]) << _u(8 * i)
-    return v
-
-
-@njit(inline="always")
-def _round(acc: np.uint64, lane: np.uint64) -> np.uint64:
-    return _rotl(acc + lane * _P2, 31) * _P1
-
-
-@kernel()
-def _xxh64(b: npt.NDArray[np.uint8], n: int) -> np.uint64:
-    """XXH64 with seed 0 of ``b[:n]``."""
-    p = 0
-    if n >= 32:
-        v1 = _P1 + _P2
-        v2 = _P2
-        v3 = _u(0)
-        v4 = _u(0) - _P1
-        while p + 32 <= n:
-            v1 = _round(v1, _read64(b, p))
-            v2 = _round(v2, _read64(b, p + 8))
-            v3 = _round(v3, _read64(b, p + 16))
-            v4 = _round(v4, _read64(b, p + 24))
-            p += 32
-        h = _rotl(v1, 1) + _rotl(v2, 7) + _rotl(v3, 12) + _rotl(v4, 18)
-        for v in (v1, v2, v3, v4):
-            h = (h ^ _round(_u(0), v)) * _P1 + _P4
-    else:
-        h = _P5
-    h += _u(n)
-    while p + 8 <= n:
-        h ^= _round(_u(0), _read64(b, p))
-        h = _rotl(h, 27) * _P1 + _P4
-        p += 8
-    if p + 4 <= n:
-        k = _u(b[p]) | (_u(b[p + 1]) << _u(8)) | (_u(b[p + 2]) << _u(16)) | (_u(b[p + 3]) << _u(24))
-        h ^= k * _P1
-        h = _rotl(h, 23) * _P2 + _P3
-        p += 4
-    while p < n:
-        h ^= _u(b[p]) * _P5
-        h = _rotl(h, 11) * _P1
-        p += 1
-    h ^= h >> _u(33)
-    h *= _P2
-    h ^= h >> _u(29)
-    h *= _P3
-    h ^= h >> _u(32)
-    return h
 
 
 @kernel()
@@ -135,12 +70,12 @@ def _doc_shingles(
                 n_tt += 1
             tt[n_tt : n_tt + n] = tok[:n]
             n_tt += n
-        ring[tokens % w] = _xxh64(tok, n)
+        ring[tokens % w] = xxh64_at(tok, 0, n, _u(0))
         tokens += 1
         if tokens >= w:
             acc = _MIX_INIT
             for i in range(tokens - w, tokens):
-                acc = (_rotl(acc, 31) ^ ring[i % w]) * _GAMMA
+                acc = (rotl(acc, 31) ^ ring[i % w]) * _GAMMA
             out[count] = acc
             count += 1
     return count, n_tt
@@ -446,9 +381,3 @@ def simhash_batch(texts: Sequence[str | bytes], w: int = 3) -> U64:
     out = np.zeros(len(texts), dtype=np.uint64)
     _simhash_all(buf, offsets, w, _tables(), tok, ring, sh, out, _NO_TOKEN_TEXT)
     return out
-
-
-def xxh64(data: bytes) -> int:
-    """XXH64 (seed 0) of ``data`` through the compiled kernel (equals the xxhash package)."""
-    arr = np.frombuffer(data, dtype=np.uint8)
-    return int(_xxh64(arr, len(arr)))

@@ -50,6 +50,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.dataset as ds
 
+from neardup_udfs.driver.samples import shown_mask
 from neardup_udfs.io.storage import ArrowStorage, Storage, StorageError, join
 
 __all__ = [
@@ -400,27 +401,9 @@ def read_samples(out: Output) -> Samples | None:
 def shown_ids(keys: pa.Table, metric: str | None) -> list[str]:
     """The doc_ids the page shows of samples/ rows (``cluster_id, doc_id,
     is_representative`` and the score): per cluster its representative and the
-    MEMBERS_SHOWN least similar members (``stages.samples.shown_samples``' rule)."""
-    if not keys.num_rows:
-        return []
-    rep = keys.column("is_representative").fill_null(False)
-    table = keys.append_column("__member", pa.compute.invert(rep))
-    order = [("cluster_id", "ascending"), ("__member", "ascending")]
-    if metric is not None:  # unscored members last, as Spark's asc/desc_nulls_last
-        far = metric == "distance"
-        score = pa.compute.cast(table.column(metric), pa.float64())
-        table = table.append_column("__score", score.fill_null(-math.inf if far else math.inf))
-        order.append(("__score", "descending" if far else "ascending"))
-    order.append(("doc_id", "ascending"))
-    ranked = table.take(pa.compute.sort_indices(table, sort_keys=order))
-    cluster = ranked.column("cluster_id").to_numpy(zero_copy_only=False)
-    member = ranked.column("__member").to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(
-        np.r_[True, (cluster[1:] != cluster[:-1]) | (member[1:] != member[:-1])]
-    )
-    rank = np.arange(len(cluster)) - np.repeat(starts, np.diff(np.r_[starts, len(cluster)]))
-    keep = rank < np.where(member, MEMBERS_SHOWN, 1)
-    return [str(d) for d in np.asarray(ranked.column("doc_id").to_pylist(), dtype=object)[keep]]
+    MEMBERS_SHOWN least similar members (``driver.samples.shown_mask``)."""
+    shown = keys.column("doc_id").filter(shown_mask(keys, metric, MEMBERS_SHOWN))
+    return [str(d) for d in shown.to_pylist()]
 
 
 def samples_of(table: pa.Table) -> Samples:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType
 
+from neardup_udfs.driver.samples import chosen_clusters_fn, shown_fn
 from neardup_udfs.schemas import (
     CLUSTER_ID,
     CLUSTER_SIZE,
@@ -36,16 +37,15 @@ def sample_clusters(
     so the report shows sizes without reading clusters/).
 
     Notes:
-        The clusters are the ``largest`` biggest (ties: smallest cluster id) and ``sample``
-        others ordered by ``xxhash64(seed, cluster_id)``: a function of the clusters alone,
-        the same on every run, partitioning and machine. Only ids and sizes are sorted (a
-        top-k, never a total sort), and only the chosen members' texts are joined.
+        The clusters are ``driver.samples.chosen_clusters``' choice (the ``largest``
+        biggest, then ``sample`` others in a hash order of ``seed`` and the id): each
+        partition of the clusters' sizes keeps what could be chosen, and one task chooses
+        from what they kept. Only the chosen members' texts are joined.
     """
-    sizes = clusters.groupBy(CLUSTER_ID).count().where(F.col("count") > 1)
-    top = sizes.orderBy(F.col("count").desc(), CLUSTER_ID).limit(largest)
-    rest = sizes.join(top, CLUSTER_ID, "left_anti")
-    drawn = rest.orderBy(F.xxhash64(F.lit(seed), F.col(CLUSTER_ID)), CLUSTER_ID).limit(sample)
-    chosen = top.unionByName(drawn).select(CLUSTER_ID, F.col("count").alias(CLUSTER_SIZE))
+    sizes = clusters.groupBy(CLUSTER_ID).agg(F.count(F.lit(1)).alias(CLUSTER_SIZE))
+    schema = f"{CLUSTER_ID} string, {CLUSTER_SIZE} bigint not null"
+    kept = sizes.mapInArrow(chosen_clusters_fn(largest, largest + sample, seed), schema)
+    chosen = kept.repartition(1).mapInArrow(chosen_clusters_fn(largest, sample, seed), schema)
     members = clusters.join(F.broadcast(chosen), CLUSTER_ID)
     text = F.col(TEXT)
     joined = members.join(texts.select(DOC_ID, TEXT), DOC_ID)
@@ -59,21 +59,14 @@ def sample_clusters(
 
 
 def shown_samples(samples: DataFrame, members: int) -> DataFrame:
-    """The rows of ``samples`` (``sample_clusters``' output) report.html shows: each
-    cluster's representative and its ``members`` least similar other members (by
-    ``similarity`` ascending or ``distance`` descending, unscored last, then id), so the
-    driver collects a bounded number of rows whatever the clusters' sizes."""
-    score = SIMILARITY if SIMILARITY in samples.columns else DISTANCE
-    if score not in samples.columns:
-        far = [F.col(DOC_ID)]
-    elif score == SIMILARITY:
-        far = [F.col(score).asc_nulls_last(), F.col(DOC_ID)]
-    else:
-        far = [F.col(score).desc_nulls_last(), F.col(DOC_ID)]
-    rank = F.row_number().over(Window.partitionBy(CLUSTER_ID, IS_REPRESENTATIVE).orderBy(*far))
-    kept = F.col(IS_REPRESENTATIVE) & (F.col("__rank") == 1)
-    return (
-        samples.withColumn("__rank", rank)
-        .where(kept | (~F.col(IS_REPRESENTATIVE) & (F.col("__rank") <= members)))
-        .drop("__rank")
+    """The rows of ``samples`` (``sample_clusters``' output) report.html shows
+    (``driver.samples.shown_mask``: each cluster's representative and its ``members`` least
+    similar other members), so the driver collects a bounded number of rows whatever the
+    clusters' sizes. Each cluster is decided in one task from its rows' ids and scores."""
+    names = samples.columns
+    metric = SIMILARITY if SIMILARITY in names else DISTANCE if DISTANCE in names else None
+    keys = samples.select(CLUSTER_ID, DOC_ID, IS_REPRESENTATIVE, *([metric] if metric else []))
+    shown = keys.groupBy(CLUSTER_ID).applyInArrow(
+        shown_fn(metric, members), f"{CLUSTER_ID} string, {DOC_ID} string"
     )
+    return samples.join(F.broadcast(shown), [CLUSTER_ID, DOC_ID], "left_semi")

@@ -21,8 +21,8 @@ from neardup_udfs.kernels.words_jit import (
     simhash_batch,
     token_texts_batch,
     word_shingles_batch,
-    xxh64,
 )
+from neardup_udfs.kernels.xxh64_jit import xxh64, xxh64_spans
 
 # --- batch paths equal the per-document paths ---------------------------------------------
 
@@ -145,11 +145,23 @@ def test_pipeline_signs_texts_and_their_sets_alike() -> None:
     assert np.array_equal(hashes, want_h) and np.array_equal(offsets, want_o)
 
 
-@given(st.binary(max_size=100))
-def test_compiled_xxh64_equals_reference(data: bytes) -> None:
+@given(st.binary(max_size=100), st.integers(0, 2**64 - 1))
+def test_compiled_xxh64_equals_reference(data: bytes, seed: int) -> None:
     import xxhash
 
     assert xxh64(data) == xxhash.xxh64_intdigest(data)
+    assert xxh64(data, seed) == xxhash.xxh64_intdigest(data, seed)
+
+
+@given(st.lists(st.binary(max_size=80), max_size=6), st.integers(0, 2**64 - 1))
+def test_compiled_xxh64_of_each_packed_text(texts: list[bytes], seed: int) -> None:
+    import xxhash
+
+    from neardup_udfs.kernels.utf8 import pack_utf8
+
+    buf, offsets = pack_utf8(texts)
+    got = xxh64_spans(buf, offsets, seed).tolist()
+    assert got == [xxhash.xxh64_intdigest(t, seed) for t in texts]
 
 
 def test_batch_refuses_bad_w() -> None:

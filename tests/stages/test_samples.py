@@ -36,3 +36,41 @@ def test_sample_clusters_truncates_and_is_deterministic(spark) -> None:  # type:
     assert [(r.doc_id, r.text, r.truncated) for r in decoded] == [
         (r.doc_id, r.text, r.truncated) for r in got
     ]
+
+
+def test_spark_samples_and_shown_rows_are_the_core_s_under_any_partitioning(spark) -> None:  # type: ignore[no-untyped-def]
+    """sample_clusters chooses the clusters driver.samples.chosen_clusters chooses of the
+    whole, and shown_samples keeps the rows shown_mask keeps, however the clusters are
+    partitioned (the partitions' choices merged in one task)."""
+    import pyarrow as pa
+
+    from neardup_udfs.driver.outputs import sample_table, shown_table
+    from neardup_udfs.stages.samples import sample_clusters, shown_samples
+
+    rows = [
+        (f"d{c}-{m}", f"c{c}", m == 0, round(1.0 - 0.01 * ((c * 7 + m * 3) % 11), 2))
+        for c in range(60)
+        for m in range(2 + c % 5)
+    ] + [("solo", "solo", True, None)]
+    schema = "doc_id string, cluster_id string, is_representative boolean, similarity double"
+    clusters = spark.createDataFrame(rows, schema)
+    texts = spark.createDataFrame(
+        [(r[0], "text of " + r[0]) for r in rows], "doc_id string, text string"
+    )
+    local_clusters = pa.table(
+        {name: [r[i] for r in rows] for i, name in enumerate(clusters.columns)},
+        schema=clusters.toArrow().schema,
+    )
+    local_texts = texts.toArrow()
+    for largest, sample, seed in ((2, 3, 0), (0, 7, 5), (4, 0, 1)):
+        want = sample_table(local_clusters, local_texts, largest=largest, sample=sample, seed=seed)
+        for parts in (3, 8):
+            got = sample_clusters(
+                clusters.repartition(parts), texts, largest=largest, sample=sample, seed=seed
+            ).toArrow()
+            assert got.to_pylist() == want.to_pylist(), (largest, sample, seed, parts)
+            shown = shown_samples(spark.createDataFrame(got).repartition(parts), 2).toArrow()
+            key = ["cluster_id", "doc_id"]
+            assert sorted(shown.select(key).to_pylist(), key=str) == sorted(
+                shown_table(want, 2).select(key).to_pylist(), key=str
+            )
