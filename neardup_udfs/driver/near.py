@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from neardup_udfs.clock import StageClock
 from neardup_udfs.driver.batches import document_features_fn
+from neardup_udfs.driver.buckets import Buckets
 from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.fork import can_fork, in_parts, split
 from neardup_udfs.driver.settings import (
@@ -439,7 +440,7 @@ def _found_pairs(
     roles = np.full((n, bands), NOT_HOT, dtype=np.int8)
     hot_band, hot_key, hot_size = [], [], []
     for c in range(bands):
-        bucket = _Buckets.of(keys[which, c])
+        bucket = Buckets.of(keys[which, c])
         hot = bucket.size > limit
         in_hot = hot[bucket.of_row]
         roles[bucket.doc[in_hot], c] = np.where(bucket.pos[in_hot] == 0, HUB, HOT)
@@ -492,7 +493,7 @@ def _band_pairs(
     chunk`` array tuples in band order."""
     parts = []
     for c in range(first, last):
-        bucket = _Buckets.of(keys[which, c])
+        bucket = Buckets.of(keys[which, c])
         rows, offsets, g_key, g_chunk, g_star = bucket.groups(limit)
         if not len(g_key):
             continue
@@ -526,63 +527,6 @@ def _slices(offsets: I64, rows: int) -> list[tuple[int, int]]:
         out.append((lo, hi))
         lo = hi
     return out
-
-
-@dataclass
-class _Buckets:
-    """The buckets of one band: documents sorted by key, then by number (the smallest
-    first: a hot bucket's hub)."""
-
-    doc: I64  # the documents in bucket order
-    key: I64  # their keys
-    starts: I64  # each bucket's first row
-    size: I64  # each bucket's members
-    of_row: I64  # each row's bucket
-    pos: I64  # each row's place in its bucket
-
-    @staticmethod
-    def of(keys: I64) -> _Buckets:
-        doc = np.argsort(keys, kind="stable").astype(np.int64)
-        key = keys[doc]
-        starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
-        size = np.diff(np.append(starts, len(doc)))
-        of_row = np.repeat(np.arange(len(starts)), size)
-        pos = np.arange(len(doc)) - starts[of_row]
-        return _Buckets(doc, key, starts, size, of_row, pos)
-
-    def groups(self, limit: int) -> tuple[I64, I64, I64, I64, npt.NDArray[np.bool_]]:
-        """The kernel's groups: every bucket of 2+ members, a hot one (over ``limit``) in
-        chunks of ``limit`` rows, each later chunk with the hub too; as member rows, group
-        offsets, and each group's key, chunk and hotness, in key then chunk order."""
-        hot = self.size > limit
-        shared = (self.size > 1)[self.of_row]
-        rows_b, rows_pos = self.of_row[shared], self.pos[shared]
-        rows_chunk = np.where(hot[rows_b], rows_pos // limit, 0)
-        rows_doc = self.doc[shared]
-        hot_b = np.flatnonzero(hot)
-        extra = (self.size[hot_b] - 1) // limit  # chunks after the first, each with the hub
-        if len(hot_b):
-            hub_b = np.repeat(hot_b, extra)
-            hub_chunk = np.concatenate([np.arange(1, e + 1) for e in extra])
-            rows_b = np.concatenate([rows_b, hub_b])
-            rows_chunk = np.concatenate([rows_chunk, hub_chunk])
-            rows_doc = np.concatenate([rows_doc, self.doc[self.starts[hub_b]]])
-            grouped = np.lexsort((rows_doc, rows_chunk, rows_b))
-            rows_b, rows_chunk, rows_doc = rows_b[grouped], rows_chunk[grouped], rows_doc[grouped]
-        rows_chunk = rows_chunk.astype(np.int64)
-        first = np.concatenate(
-            [[True], (rows_b[1:] != rows_b[:-1]) | (rows_chunk[1:] != rows_chunk[:-1])]
-        )
-        g_start = np.flatnonzero(first) if len(rows_b) else np.empty(0, np.int64)
-        offsets = np.append(g_start, len(rows_b)).astype(np.int64)
-        g_bucket = rows_b[g_start]
-        return (
-            rows_doc,
-            offsets,
-            self.key[self.starts[g_bucket]],
-            rows_chunk[g_start],
-            hot[g_bucket],
-        )
 
 
 def _verified(

@@ -9,6 +9,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from neardup_udfs.driver.batches import first_band_pairs_fn, first_table_pairs_fn
+from neardup_udfs.driver.buckets import PLACED, placed_fn
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
@@ -147,7 +148,8 @@ def scored_candidates(
         included, without making them distinct: a bucket keeps only the pairs it produces
         first (``kernels.band_pairs``), and scores them from the members' sketches, which
         travel once per bucket of two or more members, never per pair. A hot bucket's members
-        travel in chunks of ``hot_bucket_size``, each with the hub, so no group is larger.
+        travel in chunks of ``hot_bucket_size``, each with the hub, so no group is larger
+        (``driver.buckets``: the rule the one-process core applies too).
         ``keep`` is given ``buckets`` (read by the pairs and the hot-bucket report).
     """
     if pipeline.kind == "simhash":
@@ -163,24 +165,16 @@ def scored_candidates(
     buckets = grouped.select(BAND, KEY, "ids", F.size("ids").alias("size"))
     buckets = keep(buckets.where(F.col("size") > 1))
     hot = F.col("size") > hot_bucket_size
-    member = buckets.select(BAND, KEY, hot.alias("star"), F.posexplode("ids").alias("pos", DOC_ID))
-    chunk = F.when(F.col("star"), F.floor(F.col("pos") / hot_bucket_size)).otherwise(0)
-    placed = member.select(BAND, KEY, "star", chunk.cast("int").alias(CHUNK), DOC_ID)
-    last_chunk = F.floor((F.col("size") - 1) / hot_bucket_size).cast("int")
-    hubs = buckets.where(hot).select(
-        BAND,
-        KEY,
-        F.lit(True).alias("star"),
-        F.explode(F.sequence(F.lit(1), last_chunk)).alias(CHUNK),
-        F.col("ids")[0].alias(DOC_ID),
+    # each member in its group, hot buckets in chunks with the hub again (driver.buckets)
+    placed = buckets.select(BAND, KEY, "ids", "size").mapInArrow(
+        placed_fn(hot_bucket_size), PLACED
     )
-    roles = (
-        member.where("star")
-        .groupBy(DOC_ID)
-        .agg(F.collect_list(F.struct(BAND, (F.col("pos") == 0).alias("hub"))).alias("hot"))
+    member = buckets.where(hot).select(BAND, F.posexplode("ids").alias("pos", DOC_ID))
+    roles = member.groupBy(DOC_ID).agg(
+        F.collect_list(F.struct(BAND, (F.col("pos") == 0).alias("hub"))).alias("hot")
     )
     sketched = sketches.select(DOC_ID, sketch)
-    payload = placed.unionByName(hubs).join(sketched, DOC_ID).join(roles, DOC_ID, "left")
+    payload = placed.join(sketched, DOC_ID).join(roles, DOC_ID, "left")
     groups = payload.groupBy(BAND, KEY, CHUNK).agg(
         F.first("star").alias("star"),
         F.collect_list(F.struct(DOC_ID, sketch, "hot")).alias("members"),
