@@ -37,7 +37,6 @@ from neardup_udfs.driver.settings import (
 )
 from neardup_udfs.kernels.band_pairs import HOT, HUB, NOT_HOT, first_band_pairs, first_table_pairs
 from neardup_udfs.kernels.greedy import greedy_assignment
-from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.kernels.words_jit import indexed_sets_jaccard, shingle_sets_batch
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
@@ -543,19 +542,13 @@ def _verified(
     if pipeline.kind == "simhash":
         return found.where(found.score <= settings.max_distance)
     similarity = found.score / pipeline.param("k")
-    t, how = settings.threshold, settings.verification
-    if how == "estimate":
-        return found.where(similarity >= t, similarity)
-    margin = estimate_margin(pipeline.param("k"))
-    check = (
-        np.ones(len(similarity), dtype=bool)
-        if how == "exact"
-        else (similarity >= t - margin) & (similarity < t + margin)
-    )
+    checks = settings.checks(pipeline.param("k"))
+    sure = similarity >= checks.sure
+    check = (similarity >= checks.check) & ~sure
     exact = similarity.copy()
-    exact[check] = _exact_jaccard(found, np.flatnonzero(check), sketches, sets, workers)
-    sure = (similarity >= t + margin) if how != "exact" else np.zeros(len(check), dtype=bool)
-    return found.where(sure | (check & (exact >= t)), exact)
+    if check.any():
+        exact[check] = _exact_jaccard(found, np.flatnonzero(check), sketches, sets, workers)
+    return found.where(sure | (check & (exact >= checks.threshold)), exact)
 
 
 def _exact_jaccard(

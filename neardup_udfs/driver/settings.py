@@ -13,9 +13,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from neardup_udfs.kernels.hamming_tables import SampledScheme, Scheme
+from neardup_udfs.kernels.minhash import estimate_margin
 
 __all__ = [
     "CLUSTERINGS",
+    "Checks",
     "HOT_BUCKETS_LISTED",
     "REPRESENTATIVES",
     "NearCounts",
@@ -118,6 +120,30 @@ class NearCounts:
 
 
 @dataclass(frozen=True)
+class Checks:
+    """How MinHash candidates are verified, by their signature estimate: one at ``sure`` or
+    above is kept as estimated; one at ``check`` or above but under ``sure`` is kept when
+    its exact Jaccard is at least ``threshold`` (with that score); one under ``check`` is
+    dropped. ``exact``: every pair checked; ``estimate``: none; ``hybrid``: those within
+    ``kernels.minhash.estimate_margin`` (4 standard deviations) of the threshold."""
+
+    threshold: float
+    check: float  # the smallest estimate checked exactly (or kept, at sure or above)
+    sure: float  # the smallest estimate kept without a check
+
+    @staticmethod
+    def of(verification: str, threshold: float, k: int) -> Checks:
+        """The checks of ``verification`` (hybrid | exact | estimate) at ``threshold`` for
+        signatures of ``k`` slots."""
+        if verification == "exact":
+            return Checks(threshold, -np.inf, np.inf)
+        if verification == "estimate":
+            return Checks(threshold, threshold, threshold)
+        margin = estimate_margin(k)
+        return Checks(threshold, threshold - margin, threshold + margin)
+
+
+@dataclass(frozen=True)
 class NearSettings:
     """What the shared stages need of a run's configuration."""
 
@@ -134,6 +160,10 @@ class NearSettings:
     scheme: Scheme | SampledScheme | None = None  # SimHash/pHash keys (None: ditto's k + 1)
     containment: float | None = None  # MinHash, anchored: the containment threshold (None: off)
     containment_min_shingles: int = 20  # containment: smaller shingle sets take no part
+
+    def checks(self, k: int) -> Checks:
+        """How MinHash pairs of signatures of ``k`` slots are verified (:class:`Checks`)."""
+        return Checks.of(self.verification, self.threshold, k)
 
     def hamming_scheme(self) -> Scheme | SampledScheme:
         """The candidate keys' scheme of a Hamming run."""

@@ -37,6 +37,7 @@ from neardup_udfs.kernels.simhash_jit import add_votes, majority_bits
 from neardup_udfs.kernels.text import char_class
 from neardup_udfs.kernels.tokenizer import TokenTables, next_token, token_scratch, token_tables
 from neardup_udfs.kernels.utf8 import pack_utf8
+from neardup_udfs.kernels.xxh64_jit import rotl
 
 __all__ = [
     "UNICODE_VERSION",
@@ -187,11 +188,6 @@ _FIVE = _u(5)
 
 
 @njit(inline="always")
-def _rotl(x: np.uint64, r: int) -> np.uint64:
-    return (x << _u(r)) | (x >> _u(64 - r))
-
-
-@njit(inline="always")
 def _fmix(k: np.uint64) -> np.uint64:
     k ^= k >> _u(33)
     k *= _M1
@@ -219,16 +215,16 @@ def _murmur(b: npt.NDArray[np.uint8], lo: int, hi: int) -> tuple[np.uint64, np.u
     while p + 16 <= hi:
         k1 = _le(b, p, 8)
         k2 = _le(b, p + 8, 8)
-        h1 ^= _rotl(k1 * _C1, 31) * _C2
-        h1 = (_rotl(h1, 27) + h2) * _FIVE + _N1
-        h2 ^= _rotl(k2 * _C2, 33) * _C1
-        h2 = (_rotl(h2, 31) + h1) * _FIVE + _N2
+        h1 ^= rotl(k1 * _C1, 31) * _C2
+        h1 = (rotl(h1, 27) + h2) * _FIVE + _N1
+        h2 ^= rotl(k2 * _C2, 33) * _C1
+        h2 = (rotl(h2, 31) + h1) * _FIVE + _N2
         p += 16
     rest = hi - p
     if rest > 8:
-        h2 ^= _rotl(_le(b, p + 8, rest - 8) * _C2, 33) * _C1
+        h2 ^= rotl(_le(b, p + 8, rest - 8) * _C2, 33) * _C1
     if rest > 0:
-        h1 ^= _rotl(_le(b, p, min(rest, 8)) * _C1, 31) * _C2
+        h1 ^= rotl(_le(b, p, min(rest, 8)) * _C1, 31) * _C2
     n = _u(hi - lo)
     h1 ^= n
     h2 ^= n

@@ -12,14 +12,18 @@ from numba import njit
 
 from neardup_udfs.kernels.compiled import kernel
 
-__all__ = ["rotl", "xxh64", "xxh64_at", "xxh64_spans"]
+__all__ = ["PRIMES", "rotl", "xxh64", "xxh64_at", "xxh64_spans"]
 
 _u = np.uint64
-_P1 = _u(11400714785074694791)
-_P2 = _u(14029467366897019727)
-_P3 = _u(1609587929392839161)
-_P4 = _u(9650029242287828579)
-_P5 = _u(2870177450012600261)
+PRIMES = (
+    0x9E3779B185EBCA87,
+    0xC2B2AE3D27D4EB4F,
+    0x165667B19E3779F9,
+    0x85EBCA77C2B2AE63,
+    0x27D4EB2F165667C5,
+)
+"""XXH64's five primes."""
+_P1, _P2, _P3, _P4, _P5 = (_u(p) for p in PRIMES)
 
 
 @njit(inline="always")
@@ -75,12 +79,9 @@ def xxh64_at(b: npt.NDArray[np.uint8], start: int, n: int, seed: np.uint64) -> n
         h ^= _u(b[p]) * _P5
         h = rotl(h, 11) * _P1
         p += 1
-    h ^= h >> _u(33)
-    h *= _P2
-    h ^= h >> _u(29)
-    h *= _P3
-    h ^= h >> _u(32)
-    return h
+    h = (h ^ (h >> _u(33))) * _P2  # the avalanche
+    h = (h ^ (h >> _u(29))) * _P3
+    return h ^ (h >> _u(32))
 
 
 @kernel()

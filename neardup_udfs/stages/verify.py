@@ -9,6 +9,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
 from neardup_udfs.driver.batches import grouped_jaccard_fn
+from neardup_udfs.driver.settings import Checks
 from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.presets import Pipeline
 from neardup_udfs.schemas import (
@@ -70,7 +71,8 @@ def verify(
         ``stages.normalize.prepare``, or with ``prepared=False`` the input text, normalized
         where it is checked), or ``hybrid``: the
         estimate decides when it is more than :func:`estimate_margin` (4 standard
-        deviations) away from the threshold, the exact Jaccard otherwise. Hybrid keeps the
+        deviations) away from the threshold, the exact Jaccard otherwise (the bounds of
+        ``driver.settings.Checks``, which the one-process core reads too). Hybrid keeps the
         estimate's similarity for the pairs it decided; a wrong decision needs a 4-sigma
         estimation error (p < 1e-4 per pair). MinHash ``pairs`` that already carry
         ``similarity`` (the estimate, ``stages.candidates.scored_candidates``) are not
@@ -97,14 +99,14 @@ def verify(
         estimate = estimated_jaccard(F.col("va"), F.col("vb")).cast("double")
         estimated = joined.select(*pairs.columns, estimate.alias(SIMILARITY))
     edges = [A, B, *carry, SIMILARITY]
-    if verification == "estimate":
-        return estimated.where(F.col(SIMILARITY) >= threshold).select(*edges)
+    checks = Checks.of(verification, threshold, pipeline.param("k"))  # k: signature slots
+    sure = F.col(SIMILARITY) >= checks.sure
+    if checks.check == checks.sure:  # nothing to check exactly (estimate)
+        return estimated.where(sure).select(*edges)
     estimated = keep(estimated)
-    margin = estimate_margin(pipeline.param("k"))  # the preset option k: signature slots
-    sure = estimated.where(F.col(SIMILARITY) >= threshold + margin).select(*edges)
-    near = (F.col(SIMILARITY) >= threshold - margin) & (F.col(SIMILARITY) < threshold + margin)
-    unsure = estimated.where(near)
-    return sure.unionByName(_exact(unsure, pipeline, threshold, texts, carry, prepared))
+    unsure = estimated.where((F.col(SIMILARITY) >= checks.check) & ~sure)
+    exact = _exact(unsure, pipeline, threshold, texts, carry, prepared)
+    return estimated.where(sure).select(*edges).unionByName(exact)
 
 
 def _exact(
