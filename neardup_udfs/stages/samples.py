@@ -69,4 +69,4 @@ def shown_samples(samples: DataFrame, members: int) -> DataFrame:
     shown = keys.groupBy(CLUSTER_ID).applyInArrow(
         shown_fn(metric, members), f"{CLUSTER_ID} string, {DOC_ID} string"
     )
-    return samples.join(F.broadcast(shown), [CLUSTER_ID, DOC_ID], "left_semi")
+    return samples.join(shown, [CLUSTER_ID, DOC_ID], "left_semi")
