@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from neardup_udfs.driver.strings import string_buffers
 from neardup_udfs.io.input_files import unread_files
 from neardup_udfs.io.reasons import (
     DUPLICATE_ID,
@@ -357,12 +358,10 @@ def _marked_rows(array: pa.Array) -> npt.NDArray[np.bool_]:
     large = pa.types.is_large_string(array.type)
     if not n or not (large or pa.types.is_string(array.type)):
         return out
-    _, offsets, data = array.buffers()
-    if data is None:
+    data, at = string_buffers(array)
+    if not len(data):
         return out
-    at = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)
-    at = at[array.offset : array.offset + n + 1]
-    body = np.frombuffer(data, dtype=np.uint8)[at[0] : at[-1]]
+    body = data[at[0] : at[-1]]
     lead = np.flatnonzero(body[:-1] == 0xED)
     marks = lead[body[lead + 1] >= 0xA0] + at[0]
     out[np.searchsorted(at, marks, side="right") - 1] = True

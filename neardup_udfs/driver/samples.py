@@ -11,12 +11,14 @@ the shown members per cluster.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.driver.strings import string_buffers
 from neardup_udfs.kernels.xxh64_jit import xxh64, xxh64_spans
 from neardup_udfs.schemas import CLUSTER_ID, CLUSTER_SIZE, DOC_ID, IS_REPRESENTATIVE
 
@@ -134,13 +136,9 @@ def shown_fn(metric: str | None, members: int) -> Callable[[pa.Table], pa.Table]
     return shown
 
 
-def _packed(ids: pa.Array | pa.ChunkedArray) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-    """``(buf, offsets)`` of strings: string d's UTF-8 bytes are
-    ``buf[offsets[d]:offsets[d + 1]]``."""
+def _packed(ids: pa.Array | pa.ChunkedArray) -> tuple[npt.NDArray[np.uint8], npt.NDArray[Any]]:
+    """``driver.strings.string_buffers`` of the ids (strings) as one array."""
     array = ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids
-    array = array.cast(pa.large_string())
-    _, offsets, data = array.buffers()
-    at = np.frombuffer(offsets, dtype=np.int64)[array.offset : array.offset + len(array) + 1]
-    if data is None or not len(array):
-        return np.zeros(0, dtype=np.uint8), np.zeros(len(array) + 1, dtype=np.int64)
-    return np.frombuffer(data, dtype=np.uint8), at
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        array = array.cast(pa.large_string())
+    return string_buffers(array)
