@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+from spark_settings import QUICK_JVM
 
 from neardup_udfs.settings import DeprecatedKey
 
@@ -83,11 +84,8 @@ def spark():  # type: ignore[no-untyped-def]
             "spark.sql.codegen.factoryMode": "NO_CODEGEN",
             "spark.driver.memory": "2g",  # as conf/spark-local.conf
             # The tier is CPU-bound on two cores (1 % idle; a third pytest worker made
-            # tests/stages slower, 391 s against 346 s): the JVM's optimizing compiler and
-            # parallel collector threads compete with the work of short-lived queries. The
-            # quick compiler alone and the serial collector: tests/stages in 275 s against
-            # 341-344 s (1.24x). The jobs and the e2e tier keep the JVM's defaults.
-            "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+            # tests/stages slower, 391 s against 346 s): spark_settings.QUICK_JVM says why
+            "spark.driver.extraJavaOptions": QUICK_JVM,
             # the built-in catalog's managed tables (the table tests): never in the checkout
             "spark.sql.warehouse.dir": warehouse,
         },

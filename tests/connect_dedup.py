@@ -21,6 +21,7 @@ import uuid
 from typing import Any
 
 from library_rows import dedup_rows, edge_rows, query_rows, sorted_rows
+from spark_settings import QUICK_JVM
 
 SERVER = "org.apache.spark.sql.connect.service.SparkConnectService$"
 READY = "connect server ready"
@@ -56,6 +57,7 @@ def connect_session(master: str = "local[2]") -> Any:
         .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
         .config("spark.connect.grpc.binding.port", "0")
         .config("spark.ui.enabled", "false")
+        .config("spark.driver.extraJavaOptions", QUICK_JVM)  # as every JVM the tests start
         .getOrCreate()
     )
     SERVERS.append(server)

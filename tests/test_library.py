@@ -80,8 +80,11 @@ def _classic_key() -> str:
 
 def _stored(request: pytest.FixtureRequest, value: Any) -> Any:
     """``value``, the rows of the fixture ``request`` computes, also kept in pytest's cache
-    for the end-to-end tier's Connect test (make test runs before make test-e2e)."""
-    request.config.cache.set(f"{_classic_key()}/{request.fixturename}", value)
+    for the end-to-end tier's Connect test (make test runs before make test-e2e), unless
+    pytest runs without its cache (``-p no:cacheprovider``)."""
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        cache.set(f"{_classic_key()}/{request.fixturename}", value)
     return value
 
 
@@ -205,9 +208,9 @@ def edge_results(spark, real, index: Path, request) -> dict[str, Any]:  # type: 
 def classic(request) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """:data:`CLASSIC`'s rows by name: as this checkout's fast tier computed them, from
     pytest's cache, when nothing they depend on changed since (see :func:`_classic_key`);
-    else computed here."""
-    key = _classic_key()
-    found = {name: request.config.cache.get(f"{key}/{name}", None) for name in CLASSIC}
+    else (or without the cache) computed here."""
+    key, cache = _classic_key(), getattr(request.config, "cache", None)
+    found = {name: cache and cache.get(f"{key}/{name}", None) for name in CLASSIC}
     return {name: request.getfixturevalue(name) if v is None else v for name, v in found.items()}
 
 

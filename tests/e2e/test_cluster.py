@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 import pyspark
 import pytest
 from dedup_corpus import planted
+from spark_settings import QUICK_JVM
 
 # make package and the jobs take minutes on a loaded 2-core machine: past the default timeout
 pytestmark = [pytest.mark.e2e, pytest.mark.cluster, pytest.mark.spark, pytest.mark.timeout(2400)]
@@ -127,8 +128,9 @@ def _env(tmp: Path) -> dict[str, str]:
         SPARK_LOCAL_DIRS=str(tmp / "spark-local"),  # shuffle and block files
         # every JVM's scratch (master, workers, executors, the driver): Spark copies the
         # --archives file (180 MB) into a java.io.tmpdir directory of the driver and of each
-        # executor and never removes it (docs/cluster.md), so here it is the test's to remove
-        JAVA_TOOL_OPTIONS=f"-Djava.io.tmpdir={java_tmp}",
+        # executor and never removes it (docs/cluster.md), so here it is the test's to remove;
+        # and the quick JVM options of every JVM the tests start (spark_settings.QUICK_JVM)
+        JAVA_TOOL_OPTIONS=f"-Djava.io.tmpdir={java_tmp} {QUICK_JVM}",
         # local mode's Python workers; a cluster run must ignore it (spark.pyspark.python)
         PYSPARK_PYTHON=sys.executable,
     )

@@ -1,5 +1,6 @@
 """Every Spark job once through ``spark-submit``, in a JVM of its own, exactly as the Makefile
-and README run it: the properties file, the log4j configuration, the job's TOML. The fast tier
+and README run it: the properties file, the log4j configuration, the job's TOML (and the quick
+JVM options of every JVM the tests start). The fast tier
 runs the same jobs in process (``run(spark, cfg)``); this tier checks what only a real
 submission has: the entry point's argument parsing, the session the job builds for itself, its
 exit status, and what it prints.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from spark_settings import QUICK_JVM
 
 pytestmark = [pytest.mark.e2e, pytest.mark.spark, pytest.mark.timeout(900)]
 
@@ -31,8 +33,8 @@ def submit(job: str, *args: str, expect: int = 0) -> subprocess.CompletedProcess
     cmd = [
         str(Path(sys.executable).parent / "spark-submit"),
         *("--properties-file", str(ROOT / "conf" / "spark-local.conf")),
-        "--driver-java-options",
-        f"-Dlog4j2.configurationFile=file:{ROOT / 'conf' / 'log4j2.properties'}",
+        "--driver-java-options",  # the tier's JVMs: spark_settings.QUICK_JVM
+        f"-Dlog4j2.configurationFile=file:{ROOT / 'conf' / 'log4j2.properties'} {QUICK_JVM}",
         str(ROOT / "jobs" / f"{job}.py"),
         *args,
     ]
