@@ -34,6 +34,7 @@ from neardup_udfs.driver.read import (
     checked_columns,
     input_files,
     input_table,
+    later_copies,
     made_ids,
     merged_types,
     parse_json_lines,
@@ -457,12 +458,8 @@ def _read_streamed(
         for which, chunk in source.chunks(np.arange(len(rows), dtype=np.int64)):
             for j, t in zip(which.tolist(), chunk, strict=True):
                 texts[j] = t
-        keyed = pa.table({"i": ids.take(pa.array(rows)), "t": pa.array(texts, pa.string())})
-        order = pc.sort_indices(keyed, [("i", "ascending"), ("t", "ascending")]).to_numpy()
-        sorted_ids = keyed.column("i").take(order).to_numpy(zero_copy_only=False)
-        again = np.zeros(len(order), dtype=bool)
-        again[1:] = sorted_ids[1:] == sorted_ids[:-1]
-        reason[rows[order[again]]] = _REPEATED
+        copies = later_copies(ids.take(pa.array(rows)), pa.array(texts, pa.string()))
+        reason[rows[copies]] = _REPEATED
     good = np.flatnonzero(reason == None)  # noqa: E711
     bad = np.flatnonzero(reason != None)  # noqa: E711
     at = np.searchsorted(passing, good)  # an accepted row's place among the passing

@@ -28,6 +28,7 @@ from neardup_udfs.driver.batches import document_features_fn
 from neardup_udfs.driver.buckets import Buckets
 from neardup_udfs.driver.containment import contain_on_driver
 from neardup_udfs.driver.fork import can_fork, in_parts, split
+from neardup_udfs.driver.leaders import leaders
 from neardup_udfs.driver.settings import (
     HOT_BUCKETS_LISTED,
     NearSettings,
@@ -153,8 +154,8 @@ def near_of_sketches(
     counts: dict[str, int] = {}
     ids = sketches.ids
     with stage("exact") as rows:
-        leader = _leaders(features, ids)
         empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
+        leader = leaders(features.column(EXACT_KEY), ids, empty)  # the one rule
         is_leader = ids == leader
         lead = np.flatnonzero(is_leader & ~empty)
         counts.update(empty=int(empty.sum()), exact_duplicates=len(ids) - int(is_leader.sum()))
@@ -332,28 +333,6 @@ def _features(texts: pa.Table, pipeline: Pipeline, workers: int = 1) -> pa.Table
 
 def _featurized(run: Any, batches: list[pa.RecordBatch]) -> list[pa.RecordBatch]:
     return list(run(iter(batches)))
-
-
-def _leaders(features: pa.Table, ids: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """Each row's ``leader`` (``stages.exact.led``): the smallest id of its ``exact_key``,
-    its own id when normalization left it no text (``ids``: the ids as an array)."""
-    empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
-    if len(ids) == 0:
-        return ids
-    # ids in UTF-8 byte order (Spark's string order) within each key; a null key is a
-    # group of its own in Spark's window too: rows without a key share one
-    keyed = pa.table({"k": features.column(EXACT_KEY), "i": features.column(DOC_ID)})
-    order = pc.sort_indices(keyed, sort_keys=[("k", "ascending"), ("i", "ascending")])
-    keys = keyed.column("k").take(order)
-    starts = np.ones(len(ids), dtype=bool)
-    same = pc.equal(keys[1:], keys[:-1])
-    both_null = pc.and_(keys[1:].is_null(), keys[:-1].is_null())
-    starts[1:] = ~pc.or_kleene(pc.fill_null(same, False), both_null).to_numpy(zero_copy_only=False)
-    group = np.cumsum(starts) - 1
-    sorted_ids = ids[order.to_numpy()]
-    smallest = np.empty(len(ids), dtype=object)
-    smallest[order.to_numpy()] = sorted_ids[np.flatnonzero(starts)][group]
-    return np.where(empty, ids, smallest)
 
 
 @dataclass

@@ -57,6 +57,7 @@ __all__ = [
     "read_jsonl",
     "reject_reasons",
     "rejects_table",
+    "later_copies",
     "repeated_ids",
     "spark_file_uri",
 ]
@@ -433,6 +434,20 @@ def repeated_ids(ids: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.int64]:
     return np.flatnonzero(counts[inverse] > 1)
 
 
+def later_copies(
+    ids: pa.Array | pa.ChunkedArray, texts: pa.Array | pa.ChunkedArray
+) -> npt.NDArray[np.int64]:
+    """The positions of the rows ``stages.rejects.split_rejects`` rejects as a ``duplicate
+    doc_id`` (``ids`` and ``texts`` of rows that pass every other check): of each repeated
+    id, every row but the one with the smallest text."""
+    keyed = pa.table({"i": ids, "t": texts})
+    order = pc.sort_indices(keyed, [("i", "ascending"), ("t", "ascending")]).to_numpy()
+    sorted_ids = keyed.column("i").take(order).to_numpy(zero_copy_only=False)
+    again = np.zeros(len(order), dtype=bool)
+    again[1:] = sorted_ids[1:] == sorted_ids[:-1]
+    return order[again]
+
+
 def rejects_table(
     ids: pa.Array | pa.ChunkedArray,
     reason: npt.NDArray[Any],
@@ -457,12 +472,7 @@ def _checked(
     reason = reject_reasons(None if made else ids, text, size, max_text_bytes)
     passing = np.flatnonzero(reason == None)  # noqa: E711 (an object array)
     if len(passing):
-        keyed = pa.table({"i": ids.take(passing), "t": text.take(passing)})
-        order = pc.sort_indices(keyed, [("i", "ascending"), ("t", "ascending")]).to_numpy()
-        sorted_ids = keyed.column("i").take(order).to_numpy(zero_copy_only=False)
-        repeat = np.zeros(len(order), dtype=bool)
-        repeat[1:] = sorted_ids[1:] == sorted_ids[:-1]
-        reason[passing[order[repeat]]] = DUPLICATE_ID
+        reason[passing[later_copies(ids.take(passing), text.take(passing))]] = DUPLICATE_ID
     good_rows = np.flatnonzero(reason == None)  # noqa: E711
     bad_rows = np.flatnonzero(reason != None)  # noqa: E711
     counts, rejects = rejects_table(ids, reason, bad_rows, made)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
+from neardup_udfs.driver.leaders import leaders_fn
 from neardup_udfs.presets import NO_TOKENS_KEY, Pipeline
 from neardup_udfs.schemas import DOC_ID, EMPTY_TEXT, EXACT_KEY, LEADER, TEXT
 from neardup_udfs.stages.normalize import is_empty
@@ -56,15 +58,14 @@ def exact_groups(docs: DataFrame, pipeline: Pipeline) -> DataFrame:
         Two documents are exact duplicates when their canonical forms under the preset are
         equal (``Pipeline.exact_keys``): they would get identical fingerprints. Only leaders
         go through fingerprinting and LSH; the others join their leader's cluster. The work
-        is linear in the group size (a window minimum), so 100,000 copies of one text cost
-        100,000 rows, not 100,000**2 pairs. ``docs`` is the prepared text
+        is linear in the group size (one shuffle by key and a sort), so 100,000 copies of
+        one text cost 100,000 rows, not 100,000**2 pairs. ``docs`` is the prepared text
         (``stages.normalize.prepare``); a document normalization left empty is its own
         group, with a null key. A text without a token (its canonical form is empty) is an
         exact duplicate only of byte-identical prepared texts, never of a different
         token-less text: an empty token sequence is no evidence that two texts are alike.
     """
-    keyed = _keyed(docs, pipeline)
-    return keyed.select(DOC_ID, _leader(F.col(_EMPTY)), EXACT_KEY)
+    return _led(_keyed(docs, pipeline), _EMPTY).select(DOC_ID, LEADER, EXACT_KEY)
 
 
 def led(features: DataFrame) -> DataFrame:
@@ -74,12 +75,14 @@ def led(features: DataFrame) -> DataFrame:
 
     Notes:
         The groups of :func:`exact_groups`, from keys already computed: one shuffle of the
-        small feature rows, linear in a group's size.
+        small feature rows, linear in a group's size. The rule is the core's
+        (``driver.leaders``), the one the local engine applies.
     """
-    return features.select("*", _leader(F.col(EMPTY_TEXT)))
+    return _led(features, EMPTY_TEXT)
 
 
-def _leader(empty: Column) -> Column:
-    """``leader``: the smallest ``doc_id`` of the row's ``exact_key``, its own id if ``empty``."""
-    smallest = F.min(DOC_ID).over(Window.partitionBy(EXACT_KEY))
-    return F.when(empty, F.col(DOC_ID)).otherwise(smallest).alias(LEADER)
+def _led(rows: DataFrame, empty: str) -> DataFrame:
+    """``rows`` with ``leader`` (``driver.leaders``; ``empty``: the rows that lead themselves)."""
+    schema = StructType([*rows.schema.fields, StructField(LEADER, StringType())])
+    by_key = rows.repartition(EXACT_KEY).sortWithinPartitions(EXACT_KEY, DOC_ID)
+    return by_key.mapInArrow(leaders_fn(empty), schema)
