@@ -44,15 +44,17 @@ from neardup_udfs.schemas import (
     SIGNATURE,
     SIMILARITY,
     TEXT,
+    A,
+    B,
 )
 
 __all__ = [
     "document_features_fn",
     "first_band_pairs_fn",
     "first_table_pairs_fn",
-    "grouped_jaccard_fn",
     "promoted_clusters_fn",
     "shingle_sets_fn",
+    "sorted_jaccard_fn",
     "winnow_fingerprints_fn",
 ]
 
@@ -242,52 +244,83 @@ def _first_pairs_fn(
     return pairs
 
 
-def grouped_jaccard_fn(
-    pipeline: Pipeline, carry: Sequence[str], *, prepared: bool = True
+def sorted_jaccard_fn(
+    pipeline: Pipeline, group: Sequence[str], carry: Sequence[str], *, prepared: bool = True
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """For ``mapInArrow``: batches of groups -> one ``a, b, *carry, similarity`` row per pair
-    of a group, ``similarity`` = the exact Jaccard of the two texts' word-shingle sets
+    """For ``mapInArrow`` over partitions that each hold whole groups, their rows sorted by
+    the ``group`` columns: one ``a, b, *carry, similarity`` row per pair of a group,
+    ``similarity`` = the exact Jaccard of the two texts' word-shingle sets
     (``words_jit.indexed_sets_jaccard``; two texts without a shingle: 0).
 
     Notes:
-        A group row is the ``carry`` columns, ``members`` (list of ``doc_id``, ``text``) and
-        ``pairs`` (list of ``a``, ``b``: ids among the group's members). Each member text is
-        shingled once per group, so a text crosses the shuffle once per group it is in,
-        never once per pair. ValueError names a pair's document that is not a member.
+        A row is a member of its group (``doc_id`` and ``text``; ``b`` null) or a pair of
+        it (``doc_id`` is the pair's ``a``, then ``b``; ``text`` null), with the ``group``
+        and ``carry`` columns. A group is checked once all its rows have come, so no group
+        is held longer than it takes to read it; each member text is shingled once per
+        group, so a text crosses the shuffle once per group it is in, never once per pair.
+        ValueError names a pair's document that is not a member of its group.
         ``prepared``: the texts are ``Pipeline.normalize_batch``'s output; else they are
-        the input texts, normalized here (once per group) with the pipeline's normalization.
+        the input texts, normalized here with the pipeline's normalization.
     """
     w = pipeline.param("w")
     normalize = not prepared and pipeline.normalization.active
 
+    def checked(rows: pa.Table) -> pa.RecordBatch:
+        gid = np.cumsum(_group_starts(rows, group, None)) - 1
+        is_pair = rows.column(B).is_valid().to_numpy(zero_copy_only=False)
+        member, pair = np.flatnonzero(~is_pair), np.flatnonzero(is_pair)
+        ids = rows.column(DOC_ID).to_numpy(zero_copy_only=False)
+        a, b = ids[pair], rows.column(B).to_numpy(zero_copy_only=False)[pair]
+        names, codes = np.unique(np.concatenate([ids[member], a, b]), return_inverse=True)
+        width = np.int64(len(names) + 1)  # a (group, document) key per member and pair end
+        member_key = gid[member] * width + codes[: len(member)]
+        order = np.argsort(member_key, kind="stable")
+        ends = np.split(codes[len(member) :], 2)
+        at = [_member_rows(member_key, order, gid[pair] * width + e, names, e) for e in ends]
+        texts = rows.column(TEXT).take(pa.array(member)).to_pylist()
+        hashes, offsets = shingle_sets_batch(
+            pipeline.normalize_batch(texts) if normalize else texts, w
+        )
+        similarity = indexed_sets_jaccard(hashes, offsets, at[0], at[1])
+        carried = [rows.column(c).take(pa.array(pair)).combine_chunks() for c in carry]
+        return pa.RecordBatch.from_arrays(
+            [pa.array(a, pa.string()), pa.array(b, pa.string()), *carried, pa.array(similarity)],
+            names=[A, B, *carry, SIMILARITY],
+        )
+
     def scored(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        held, last = None, None  # the rows of the group read last, and its key
         for batch in batches:
-            members, pairs = batch.column("members"), batch.column("pairs")
-            sizes = members.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-            counts = pairs.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
-            doc, text = members.flatten().flatten()
-            a, b = pairs.flatten().flatten()
-            ids = [x.to_numpy(zero_copy_only=False) for x in (doc, a, b)]
-            names, codes = np.unique(np.concatenate(ids), return_inverse=True)
-            # a (group, document) key per member row and per pair end
-            groups = np.arange(len(sizes), dtype=np.int64)
-            pair_group = np.repeat(groups, counts)
-            width = np.int64(len(names) + 1)
-            member_key = np.repeat(groups, sizes) * width + codes[: len(ids[0])]
-            order = np.argsort(member_key, kind="stable")
-            ends = np.split(codes[len(ids[0]) :], 2)
-            rows = [_member_rows(member_key, order, pair_group * width + e, names, e) for e in ends]
-            texts = text.to_pylist()
-            hashes, offsets = shingle_sets_batch(
-                pipeline.normalize_batch(texts) if normalize else texts, w
-            )
-            similarity = indexed_sets_jaccard(hashes, offsets, rows[0], rows[1])
-            carried = [batch.column(c).take(pa.array(pair_group)) for c in carry]
-            yield pa.RecordBatch.from_arrays(
-                [a, b, *carried, pa.array(similarity)], names=["a", "b", *carry, "similarity"]
-            )
+            if not batch.num_rows:
+                continue
+            starts = np.flatnonzero(_group_starts(batch, group, last))
+            rows = pa.Table.from_batches([batch])
+            if held is not None:
+                rows = pa.concat_tables([held, rows])
+            cut = rows.num_rows - batch.num_rows + (starts[-1] if len(starts) else 0)
+            if len(starts) and cut:  # the groups before the last one are whole
+                yield checked(rows.slice(0, cut))
+            held = rows.slice(cut) if len(starts) else rows
+            last = tuple(batch.column(c)[batch.num_rows - 1].as_py() for c in group)
+        if held is not None:
+            yield checked(held)
 
     return scored
+
+
+def _group_starts(
+    rows: pa.Table | pa.RecordBatch, group: Sequence[str], before: tuple[Any, ...] | None
+) -> npt.NDArray[np.bool_]:
+    """Whether each row's ``group`` values differ from the row before's (the first row's
+    from ``before``, the values of the row before these; None: a new group)."""
+    starts = np.zeros(rows.num_rows, dtype=bool)
+    for c in group:
+        values = rows.column(c).to_numpy(zero_copy_only=False)
+        starts[1:] |= values[1:] != values[:-1]
+    if rows.num_rows:
+        first = tuple(rows.column(c)[0].as_py() for c in group)
+        starts[0] = before is None or first != before
+    return starts
 
 
 def shingle_sets_fn(pipeline: Pipeline) -> Callable[[Iterator[Any]], Iterator[Any]]:

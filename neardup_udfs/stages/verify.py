@@ -8,7 +8,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
-from neardup_udfs.driver.batches import grouped_jaccard_fn
+from neardup_udfs.driver.batches import sorted_jaccard_fn
 from neardup_udfs.driver.settings import Checks
 from neardup_udfs.kernels.minhash import estimate_margin
 from neardup_udfs.presets import Pipeline
@@ -119,17 +119,20 @@ def _exact(
 ) -> DataFrame:
     """``a, b, *carry, similarity`` of the ``pairs`` whose exact Jaccard is >= threshold.
     Pairs are checked in groups: the bucket that found them when they carry
-    ``schemas.BUCKET``, else their ``a``; a group's texts travel to it once."""
+    ``schemas.BUCKET``, else their ``a``; a group's texts travel to it once, and the group's
+    rows (its members, then its pairs, sorted by group in each partition) are checked as
+    they stream (``driver.batches.sorted_jaccard_fn``)."""
     assert texts is not None
     group = list(BUCKET) if all(c in pairs.columns for c in BUCKET) else [A]
     by_group = [*group, *(c for c in carry if c not in group)]
     ends = pairs.select(*by_group, F.col(A).alias(DOC_ID)).union(
         pairs.select(*by_group, F.col(B).alias(DOC_ID))
     )
-    placed = ends.distinct().join(texts.select(DOC_ID, TEXT), DOC_ID)
-    members = placed.groupBy(*by_group).agg(F.collect_list(F.struct(DOC_ID, TEXT)).alias("members"))
-    listed = pairs.groupBy(*by_group).agg(F.collect_list(F.struct(A, B)).alias("pairs"))
-    groups = members.join(listed, by_group).select(*carry, "members", "pairs")
+    none = F.lit(None).cast("string")
+    members = ends.distinct().join(texts.select(DOC_ID, TEXT), DOC_ID)
+    rows = members.select(*by_group, DOC_ID, TEXT, none.alias(B)).unionByName(
+        pairs.select(*by_group, F.col(A).alias(DOC_ID), none.alias(TEXT), B)
+    )
     schema = StructType(
         [
             StructField(A, StringType(), False),
@@ -138,5 +141,7 @@ def _exact(
             StructField(SIMILARITY, DoubleType(), False),
         ]
     )
-    scored = groups.mapInArrow(grouped_jaccard_fn(pipeline, carry, prepared=prepared), schema)
+    by_group_sorted = rows.repartition(*group).sortWithinPartitions(*group)
+    checked = sorted_jaccard_fn(pipeline, group, carry, prepared=prepared)
+    scored = by_group_sorted.mapInArrow(checked, schema)
     return scored.where(F.col(SIMILARITY) >= threshold)

@@ -195,12 +195,14 @@ def test_tables_refuse_fingerprints_of_another_shape() -> None:
     assert all(len(x) == 0 for x in empty)
 
 
-def test_grouped_jaccard_scores_each_pair_from_its_groups_texts() -> None:
-    """The exact check of the pairs a bucket found (``driver.batches.grouped_jaccard_fn``): one
-    row per pair with its exact word-shingle Jaccard, the group's carried columns repeated."""
+def test_sorted_jaccard_scores_each_pair_from_its_groups_texts() -> None:
+    """The exact check of the pairs a bucket found (``driver.batches.sorted_jaccard_fn``): one
+    row per pair with its exact word-shingle Jaccard, the group's carried columns repeated,
+    whatever batches the sorted rows come in (a group cut between batches, a batch inside
+    one group)."""
     import pyarrow as pa
 
-    from neardup_udfs.driver.batches import grouped_jaccard_fn
+    from neardup_udfs.driver.batches import sorted_jaccard_fn
     from neardup_udfs.kernels.shingle import word_shingles
     from neardup_udfs.presets import resolve
 
@@ -209,39 +211,46 @@ def test_grouped_jaccard_scores_each_pair_from_its_groups_texts() -> None:
         "d2": "the quick brown fox jumps over the lazy cat",
         "d3": "a completely different sentence with other words",
         "d4": "",
+        "d5": "the quick brown fox jumps over the lazy dog again",
     }
-    member = pa.struct([("doc_id", pa.string()), ("text", pa.string())])
-    pair = pa.struct([("a", pa.string()), ("b", pa.string())])
-    groups = [  # (band, members, pairs): a document may be in several groups
-        (3, ["d2", "d1", "d3"], [("d1", "d2"), ("d1", "d3")]),
-        (7, ["d1", "d4", "d2"], [("d2", "d4"), ("d1", "d2")]),
-        (9, [], []),
+    groups = [  # (band, key, members, pairs): a document may be in several groups
+        (3, 1, ["d2", "d1", "d3"], [("d1", "d2"), ("d1", "d3")]),
+        (3, 2, ["d1", "d5"], [("d1", "d5")]),
+        (7, 1, ["d1", "d4", "d2", "d5"], [("d2", "d4"), ("d1", "d2"), ("d2", "d5")]),
     ]
-    batch = pa.RecordBatch.from_arrays(
-        [
-            pa.array([g[0] for g in groups], pa.int32()),
-            pa.array(
-                [[{"doc_id": d, "text": texts[d]} for d in g[1]] for g in groups], pa.list_(member)
-            ),
-            pa.array([[{"a": a, "b": b} for a, b in g[2]] for g in groups], pa.list_(pair)),
-        ],
-        names=["band", "members", "pairs"],
+    rows = []  # members and pairs of a group in any order, groups one after another
+    for band, key, members, pairs in groups:
+        mixed = [(band, key, d, texts[d], None) for d in members]
+        mixed += [(band, key, a, None, b) for a, b in pairs]
+        rows += mixed[::2] + mixed[1::2]
+    columns = list(zip(*rows, strict=True))
+    table = pa.table(
+        {
+            "band": pa.array(columns[0], pa.int32()),
+            "key": pa.array(columns[1], pa.int64()),
+            "doc_id": pa.array(columns[2], pa.string()),
+            "text": pa.array(columns[3], pa.string()),
+            "b": pa.array(columns[4], pa.string()),
+        }
     )
     w = resolve("semblance").param("w")
-    (out,) = list(grouped_jaccard_fn(resolve("semblance"), ["band"])([batch]))
-    columns = (out.column(c).to_pylist() for c in ("a", "b", "band", "similarity"))
-    got = list(zip(*columns, strict=True))
+    check = sorted_jaccard_fn(resolve("semblance"), ["band", "key"], ["band"])
 
     def jaccard(x: str, y: str) -> float:
         sx, sy = set(word_shingles(texts[x], w)), set(word_shingles(texts[y], w))
         return len(sx & sy) / len(sx | sy) if sx | sy else 0.0
 
-    want = [(a, b, band, jaccard(a, b)) for band, _, pairs in groups for a, b in pairs]
-    assert got == want
+    want = [(a, b, band, jaccard(a, b)) for band, _, _, pairs in groups for a, b in pairs]
     assert 0.5 < want[0][3] < 1.0 and want[1][3] == 0.0  # not a vacuous comparison
+    for cuts in ([], [1], [3, 4, 5, 6, 7, 8], [5, 10], list(range(1, table.num_rows))):
+        bounds = [0, *cuts, table.num_rows]
+        batches = [table.slice(lo, hi - lo).combine_chunks().to_batches()[0]
+                   for lo, hi in zip(bounds, bounds[1:], strict=False)]  # fmt: skip
+        out = pa.Table.from_batches(list(check(iter(batches))))
+        columns = [out.column(c).to_pylist() for c in ("a", "b", "band", "similarity")]
+        got = list(zip(*columns, strict=True))
+        assert sorted(got) == sorted(want), cuts
 
-    stray = batch.slice(0, 1).set_column(
-        2, "pairs", pa.array([[{"a": "d1", "b": "d9"}]], pa.list_(pair))
-    )
+    stray = table.slice(0, 5).set_column(4, "b", pa.array([None, None, "d9", None, None]))
     with pytest.raises(ValueError, match="'d9' is not a member"):
-        list(grouped_jaccard_fn(resolve("semblance"), ["band"])([stray]))
+        list(check(iter(stray.to_batches())))
