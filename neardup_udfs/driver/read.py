@@ -50,6 +50,7 @@ __all__ = [
     "checked_columns",
     "input_files",
     "input_table",
+    "later_copies",
     "lone_surrogates",
     "made_ids",
     "merged_types",
@@ -57,7 +58,6 @@ __all__ = [
     "read_jsonl",
     "reject_reasons",
     "rejects_table",
-    "later_copies",
     "repeated_ids",
     "spark_file_uri",
 ]
