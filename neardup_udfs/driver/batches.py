@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from neardup_udfs.driver.containment import ClusterRows, promote
 from neardup_udfs.driver.settings import rule_order
@@ -52,6 +53,7 @@ __all__ = [
     "document_features_fn",
     "first_band_pairs_fn",
     "first_table_pairs_fn",
+    "group_starts",
     "promoted_clusters_fn",
     "shingle_sets_fn",
     "sorted_jaccard_fn",
@@ -266,7 +268,7 @@ def sorted_jaccard_fn(
     normalize = not prepared and pipeline.normalization.active
 
     def checked(rows: pa.Table) -> pa.RecordBatch:
-        gid = np.cumsum(_group_starts(rows, group, None)) - 1
+        gid = np.cumsum(group_starts([rows.column(c) for c in group])) - 1
         is_pair = rows.column(B).is_valid().to_numpy(zero_copy_only=False)
         member, pair = np.flatnonzero(~is_pair), np.flatnonzero(is_pair)
         ids = rows.column(DOC_ID).to_numpy(zero_copy_only=False)
@@ -293,7 +295,7 @@ def sorted_jaccard_fn(
         for batch in batches:
             if not batch.num_rows:
                 continue
-            starts = np.flatnonzero(_group_starts(batch, group, last))
+            starts = np.flatnonzero(group_starts([batch.column(c) for c in group], last))
             rows = pa.Table.from_batches([batch])
             if held is not None:
                 rows = pa.concat_tables([held, rows])
@@ -308,18 +310,22 @@ def sorted_jaccard_fn(
     return scored
 
 
-def _group_starts(
-    rows: pa.Table | pa.RecordBatch, group: Sequence[str], before: tuple[Any, ...] | None
+def group_starts(
+    columns: Sequence[pa.Array | pa.ChunkedArray], before: tuple[Any, ...] | None = None
 ) -> npt.NDArray[np.bool_]:
-    """Whether each row's ``group`` values differ from the row before's (the first row's
-    from ``before``, the values of the row before these; None: a new group)."""
-    starts = np.zeros(rows.num_rows, dtype=bool)
-    for c in group:
-        values = rows.column(c).to_numpy(zero_copy_only=False)
-        starts[1:] |= values[1:] != values[:-1]
-    if rows.num_rows:
-        first = tuple(rows.column(c)[0].as_py() for c in group)
-        starts[0] = before is None or first != before
+    """Whether each row starts a group of rows sorted by ``columns``: its values differ from
+    the row before's, a null equal only to a null (the first row's from ``before``, the
+    values of the row before these; None: the first row starts one)."""
+    n = len(columns[0])
+    starts = np.zeros(n, dtype=bool)
+    for c in columns:
+        later, earlier = c[1:], c[:-1]
+        nulls = pc.or_(later.is_null(), earlier.is_null())
+        same_null = pc.and_(later.is_null(), earlier.is_null())
+        differs = pc.if_else(nulls, pc.invert(same_null), pc.not_equal(later, earlier))
+        starts[1:] |= differs.to_numpy(zero_copy_only=False).astype(bool)
+    if n:
+        starts[0] = before is None or tuple(c[0].as_py() for c in columns) != before
     return starts
 
 

@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup_udfs.driver.batches import group_starts
 from neardup_udfs.schemas import DOC_ID, EXACT_KEY, LEADER
 
 __all__ = ["leaders", "leaders_fn", "sorted_leaders"]
@@ -37,12 +38,8 @@ def sorted_leaders(
     n = len(ids)
     if n == 0:
         return ids.copy(), before
-    starts = np.ones(n, dtype=bool)
-    same = pc.fill_null(pc.equal(keys[1:], keys[:-1]), False)
-    both_null = pc.and_(keys[1:].is_null(), keys[:-1].is_null())
-    starts[1:] = ~pc.or_(same, both_null).to_numpy(zero_copy_only=False)
-    goes_on = before is not None and keys[0].as_py() == before[0]  # a group cut before
-    starts[0] = not goes_on
+    starts = group_starts([keys], None if before is None else (before[0],))
+    goes_on = not starts[0]  # the group the rows before ended in goes on
     heads = ids[starts]
     if goes_on:
         assert before is not None
