@@ -49,12 +49,17 @@ def sorted_leaders(
 
 
 def leaders(
-    keys: pa.Array | pa.ChunkedArray, ids: npt.NDArray[Any], empty: npt.NDArray[np.bool_]
+    keys: pa.Array | pa.ChunkedArray,
+    ids: npt.NDArray[Any],
+    empty: npt.NDArray[np.bool_],
+    id_array: pa.Array | pa.ChunkedArray | None = None,
 ) -> npt.NDArray[Any]:
-    """Each row's leader, for rows in any order (``keys``, ``ids``, ``empty`` aligned)."""
+    """Each row's leader, for rows in any order (``keys``, ``ids``, ``empty`` aligned;
+    ``id_array``: the same ids as Arrow strings, when the caller holds them)."""
     if len(ids) == 0:
         return ids.copy()
-    keyed = pa.table({"k": keys, "i": pa.array(ids, pa.string())})
+    id_array = pa.array(ids, pa.string()) if id_array is None else id_array
+    keyed = pa.table({"k": keys, "i": id_array})
     order = pc.sort_indices(keyed, [("k", "ascending"), ("i", "ascending")]).to_numpy()
     found, _ = sorted_leaders(keyed.column("k").take(order), ids[order], empty[order])
     leader = np.empty(len(ids), dtype=object)

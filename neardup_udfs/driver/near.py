@@ -155,7 +155,7 @@ def near_of_sketches(
     ids = sketches.ids
     with stage("exact") as rows:
         empty = features.column(EMPTY_TEXT).to_numpy(zero_copy_only=False).astype(bool)
-        leader = leaders(features.column(EXACT_KEY), ids, empty)  # the one rule
+        leader = leaders(features.column(EXACT_KEY), ids, empty, features.column(DOC_ID))
         is_leader = ids == leader
         lead = np.flatnonzero(is_leader & ~empty)
         counts.update(empty=int(empty.sum()), exact_duplicates=len(ids) - int(is_leader.sum()))

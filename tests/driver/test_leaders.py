@@ -37,6 +37,10 @@ def test_each_row_is_led_by_the_smallest_id_of_its_key_in_byte_order(seed: int) 
     keys, ids, empty = _rows(seed)
     got = leaders(pa.array(keys, pa.string()), np.array(ids, dtype=object), np.array(empty))
     assert list(got) == _expected(keys, ids, empty)
+    held = leaders(  # the ids as Arrow strings too, as the local engine holds them
+        pa.array(keys, pa.string()), np.array(ids, dtype=object), np.array(empty), pa.array(ids)
+    )
+    assert list(held) == list(got)
 
 
 def test_no_rows_no_leaders() -> None:
